@@ -1,0 +1,103 @@
+import type { CoreDeps, RequestContext } from "../app/context.js";
+import { refuse } from "../shared/errors.js";
+import type { Tx } from "../store/unit-of-work.js";
+import type { Assertion, BindingValues } from "./model.js";
+import { ASSERTION_LIFETIME_SECONDS_MAX, BINDING_TEMPLATE, bindingCanonical } from "./model.js";
+
+export interface AssertionCheck {
+  /** The customer the request acts for. */
+  customerUid: string;
+  /** Amount compared with the two-factor threshold; null when the request moves no money. */
+  amountMinor: number | null;
+  twoFactorThresholdMinor: number;
+  /** The request's values to recompute the binding from; null = shape-check only (POST /mandates). */
+  binding: BindingValues | null;
+}
+
+const insufficient = (message: string): never => refuse("AuthorizationInsufficient", message);
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * The one assertion check used by every route that takes an assertion (spec: refusals table).
+ * Order: shape, customer, identifier ownership, lifetime, assurance, binding, sourceReference.
+ * Records the sourceReference as live until the assertion expires; reuse by the same customer is
+ * allowed and audited, by another customer refused. Nothing else is written on a refusal because
+ * the caller's transaction rolls back.
+ */
+export async function validateAssertion(
+  deps: CoreDeps,
+  ctx: RequestContext,
+  tx: Tx,
+  assertion: Assertion,
+  check: AssertionCheck,
+): Promise<void> {
+  if (assertion.assuranceLevel !== "single_factor" && !assertion.factor2Type) {
+    refuse("InvalidRequest", "factor2Type is required unless assuranceLevel is single_factor", [
+      { field: "assertion.factor2Type", issue: "required for two_factor and step_up" },
+    ]);
+  }
+  if (assertion.customerUid !== check.customerUid) {
+    refuse("UnprocessableEntity", "The assertion is not for the customer this request acts for");
+  }
+  if (assertion.identifierUid !== undefined) {
+    const identifier = await tx.identifiers.get(ctx.tenant.id, assertion.identifierUid);
+    if (!identifier || identifier.customerUid !== check.customerUid) {
+      refuse("UnprocessableEntity", "The assertion's identifier does not belong to the customer");
+    }
+  }
+
+  const now = deps.clock.now();
+  const authenticatedAt = Date.parse(assertion.authenticatedAt);
+  const expiresAt = Date.parse(assertion.expiresAt);
+  if (!(expiresAt > authenticatedAt)) insufficient("The assertion must expire after it was authenticated");
+  if (expiresAt - authenticatedAt > ASSERTION_LIFETIME_SECONDS_MAX * 1000)
+    insufficient("The assertion lives longer than 10 minutes");
+  if (expiresAt <= now.getTime()) insufficient("The assertion has expired");
+
+  const aboveThreshold = check.amountMinor !== null && check.amountMinor > check.twoFactorThresholdMinor;
+  if (aboveThreshold && assertion.assuranceLevel === "single_factor") {
+    insufficient("A second factor is required above the two-factor threshold");
+  }
+  const binding = assertion.transactionBinding;
+  if (binding) {
+    if (
+      binding.algorithm !== "sha256" ||
+      binding.canonical !== BINDING_TEMPLATE ||
+      !HEX64.test(binding.hash)
+    ) {
+      refuse("AssertionNotBoundToTransaction", "The transaction binding does not follow the binding rule");
+    }
+    if (check.binding && binding.hash !== deps.hasher.sha256Hex(bindingCanonical(check.binding))) {
+      refuse("AssertionNotBoundToTransaction", "The assertion is not bound to this transaction");
+    }
+  } else if (aboveThreshold && check.binding) {
+    refuse(
+      "AssertionNotBoundToTransaction",
+      "A transaction binding is required above the two-factor threshold",
+    );
+  }
+
+  const nowIso = now.toISOString();
+  const live = await tx.assertions.findLive(ctx.tenant.id, assertion.sourceReference, nowIso);
+  if (live && live.customerUid !== check.customerUid) {
+    refuse("UnprocessableEntity", "The assertion's sourceReference is in use by another customer");
+  }
+  if (live) {
+    await tx.audit.append({
+      at: nowIso,
+      tenantId: ctx.tenant.id,
+      kid: ctx.kid,
+      action: "assertion.source_reference_reused",
+      customerUid: check.customerUid,
+      identifierUids: assertion.identifierUid ? [assertion.identifierUid] : [],
+      requestId: ctx.requestId,
+    });
+  }
+  await tx.assertions.record({
+    tenantId: ctx.tenant.id,
+    sourceReference: assertion.sourceReference,
+    customerUid: check.customerUid,
+    expiresAt: new Date(expiresAt).toISOString(),
+    recordedAt: nowIso,
+  });
+}

@@ -1,0 +1,106 @@
+import type { CoreDeps, RequestContext } from "../app/context.js";
+import { emitEvent } from "../events/emit.js";
+import { chargeTransfers } from "../fees/charges.js";
+import { chargesFor } from "../fees/fee-engine.js";
+import { accountKeys } from "../ledger/accounts.js";
+import { assertCovered, entriesOf } from "../ledger/journal.js";
+import { assertClientReferenceUnused } from "../operations/client-reference.js";
+import { createOperation, transitionOperation } from "../operations/lifecycle.js";
+import type { Operation } from "../operations/model.js";
+import type { OperationView } from "../operations/views.js";
+import { toOperationView } from "../operations/views.js";
+import { assertPositiveAmount } from "../shared/money.js";
+import type { Tx } from "../store/unit-of-work.js";
+import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
+
+export interface CreditWalletInput {
+  walletUid: string;
+  amountMinor: number;
+  currency: string;
+  clientReference: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * POST /wallet-credits: moves `amountMinor` from the tenant's prefund to the wallet, at once.
+ * Refusals: 404 wallet, 409 clientReference reused, 422 currency, status, KYC limits
+ * (MaxBalanceExceeded), FundingNotPositioned when the prefund cannot cover it.
+ */
+export async function creditWallet(
+  deps: CoreDeps,
+  ctx: RequestContext,
+  tx: Tx,
+  input: CreditWalletInput,
+): Promise<OperationView> {
+  assertPositiveAmount(input.amountMinor);
+  const tenantId = ctx.tenant.id;
+  const party = await loadWalletParty(deps, tx, tenantId, input.walletUid);
+  const { wallet } = party;
+  await assertClientReferenceUnused(tx, tenantId, "wallet_credit", input.clientReference);
+  assertWalletCurrency(wallet, input.currency);
+
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const prefund = accountKeys.prefund(tenantId);
+  const walletKey = accountKeys.wallet(wallet.uid);
+  // Charges, when a wallet_credit schedule exists, are paid by the wallet out of what it receives.
+  const charges = chargesFor(deps.catalog, "wallet_credit", wallet.currency, null, input.amountMinor);
+  const chargeKeys =
+    charges.breakdown.length > 0 ? [accountKeys.fees(tenantId), accountKeys.tax(tenantId)] : [];
+  const balances = await tx.ledger.lockAccounts(wallet.currency, [
+    prefund,
+    walletKey,
+    accountKeys.walletHold(wallet.uid),
+    ...chargeKeys,
+  ]);
+  // Again under the lock: a credit holding the clientReference that committed while this one
+  // waited makes this one its duplicate (409), not a refusal for the prefund it used.
+  await assertClientReferenceUnused(tx, tenantId, "wallet_credit", input.clientReference);
+  await assertMovementAllowed(tx, party, "inbound", input.amountMinor, now, balances);
+  const entries = entriesOf([
+    { from: prefund, to: walletKey, amountMinor: input.amountMinor, label: "amount" },
+    ...chargeTransfers(tenantId, walletKey, charges.breakdown),
+  ]);
+  assertCovered(balances, entries, (key) => (key === prefund ? "FundingNotPositioned" : "InsufficientFunds"));
+
+  const op: Operation = {
+    uid: deps.ids.next("operation"),
+    tenantId,
+    type: "wallet_credit",
+    state: "created",
+    amountMinor: input.amountMinor,
+    feeMinor: charges.feeMinor,
+    taxMinor: charges.taxMinor,
+    currency: wallet.currency,
+    clientReference: input.clientReference,
+    customerUid: wallet.customerUid,
+    sourceWalletUid: null,
+    destinationWalletUid: wallet.uid,
+    counterpartyHint: null,
+    feeBreakdown: charges.breakdown.map((l) => ({ label: l.label, amountMinor: l.amountMinor })),
+    provider: null,
+    mandateUid: null,
+    intentReference: null,
+    expiresAt: null,
+    details: null,
+    metadata: input.metadata ?? null,
+    createdAt: at,
+    completedAt: null,
+    fundsMovedAt: at,
+    updatedAt: at,
+  };
+  await createOperation(tx, op, "api_client");
+  await tx.ledger.post({
+    uid: deps.ids.next("journal"),
+    tenantId,
+    operationUid: op.uid,
+    currency: wallet.currency,
+    kind: "wallet_credit",
+    createdAt: at,
+    entries,
+  });
+  await transitionOperation(tx, op, "completed", at, "system");
+  const view = toOperationView(op);
+  await emitEvent(deps, tx, ctx.tenant, "wallet_credit.completed", op.uid, "operation", view, at);
+  return view;
+}

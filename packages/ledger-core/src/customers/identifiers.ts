@@ -1,0 +1,100 @@
+import type { CoreDeps, RequestContext } from "../app/context.js";
+import { notFound, refuse } from "../shared/errors.js";
+import type { Tx } from "../store/unit-of-work.js";
+import type { Customer, Identifier, VerificationStatus } from "./model.js";
+import type { IdentifierInput } from "./records.js";
+import { newIdentifier } from "./records.js";
+import { assertNoVerifiedDuplicates } from "./rules.js";
+import type { IdentifierView } from "./views.js";
+import { toIdentifierView } from "./views.js";
+
+export const loadCustomer = async (tx: Tx, ctx: RequestContext, uid: string): Promise<Customer> =>
+  (await tx.customers.get(ctx.tenant.id, uid)) ?? notFound("Customer");
+
+/** Demotes the current primary identifier of the class when another becomes primary. */
+async function demotePrimary(
+  tx: Tx,
+  tenantId: string,
+  customerUid: string,
+  newPrimary: Identifier,
+): Promise<void> {
+  for (const other of await tx.identifiers.listByCustomer(tenantId, customerUid)) {
+    if (other.uid !== newPrimary.uid && other.class === newPrimary.class && other.isPrimary) {
+      await tx.identifiers.update({ ...other, isPrimary: false });
+    }
+  }
+}
+
+/** POST /customers/{uid}/identifiers. */
+export async function addIdentifier(
+  deps: CoreDeps,
+  ctx: RequestContext,
+  tx: Tx,
+  customerUid: string,
+  input: IdentifierInput,
+): Promise<IdentifierView> {
+  const customer = await loadCustomer(tx, ctx, customerUid);
+  const now = deps.clock.now();
+  const identifier = newIdentifier(deps, ctx.tenant.id, customer.uid, input, now.toISOString());
+  await assertNoVerifiedDuplicates(tx, ctx.tenant.id, [identifier]);
+  if (identifier.isPrimary) await demotePrimary(tx, ctx.tenant.id, customer.uid, identifier);
+  await tx.identifiers.insert(identifier);
+  return toIdentifierView(identifier, now);
+}
+
+/** GET /customers/{uid}/identifiers: `{ data }`, no pagination. */
+export async function listIdentifiers(
+  deps: CoreDeps,
+  ctx: RequestContext,
+  tx: Tx,
+  customerUid: string,
+): Promise<{ data: IdentifierView[] }> {
+  const customer = await loadCustomer(tx, ctx, customerUid);
+  const now = deps.clock.now();
+  return {
+    data: (await tx.identifiers.listByCustomer(ctx.tenant.id, customer.uid)).map((i) =>
+      toIdentifierView(i, now),
+    ),
+  };
+}
+
+export interface UpdateIdentifierInput {
+  verificationStatus: VerificationStatus;
+  /** The key is required; null unless verified. */
+  verifiedAt: string | null;
+  /** Retires the identifier at that instant. */
+  validTo?: string;
+}
+
+/** PATCH /customers/{uid}/identifiers/{iid}. */
+export async function updateIdentifier(
+  deps: CoreDeps,
+  ctx: RequestContext,
+  tx: Tx,
+  customerUid: string,
+  identifierUid: string,
+  input: UpdateIdentifierInput,
+): Promise<IdentifierView> {
+  const customer = await loadCustomer(tx, ctx, customerUid);
+  const current = await tx.identifiers.get(ctx.tenant.id, identifierUid);
+  if (!current || current.customerUid !== customer.uid) return notFound("Identifier");
+  if (input.verificationStatus === "verified" && input.verifiedAt === null) {
+    refuse("InvalidRequest", "verifiedAt is required when verificationStatus is verified", [
+      { field: "verifiedAt", issue: "must be an ISO-8601 timestamp when verified" },
+    ]);
+  }
+  if (input.validTo !== undefined && Date.parse(input.validTo) < Date.parse(current.validFrom)) {
+    refuse("InvalidRequest", "validTo cannot be before the identifier's validFrom", [
+      { field: "validTo", issue: "before validFrom" },
+    ]);
+  }
+  const updated: Identifier = {
+    ...current,
+    verificationStatus: input.verificationStatus,
+    verifiedAt: input.verifiedAt,
+    validTo: input.validTo ?? current.validTo,
+  };
+  await assertNoVerifiedDuplicates(tx, ctx.tenant.id, [updated]);
+  await tx.identifiers.update(updated);
+  return toIdentifierView(updated, deps.clock.now());
+}

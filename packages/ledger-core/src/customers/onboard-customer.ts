@@ -1,0 +1,113 @@
+import type { CoreDeps, RequestContext } from "../app/context.js";
+import { emitEvent } from "../events/emit.js";
+import { refuse } from "../shared/errors.js";
+import type { Tx } from "../store/unit-of-work.js";
+import type { Wallet } from "../wallets/model.js";
+import { approvedKycLevel, approvedProfile, notApproved } from "./account-approval.js";
+import type { Customer, CustomerType } from "./model.js";
+import type { AgreementInput, IdentifierInput, KycVersionInput } from "./records.js";
+import { newAgreement, newIdentifier, newKycVersion } from "./records.js";
+import { assertAgreementChannel, assertNoVerifiedDuplicates, assertOnePrimaryPerClass } from "./rules.js";
+import type { CustomerView } from "./views.js";
+import { customerEventData, toIdentifierSummaryView } from "./views.js";
+
+export interface OnboardCustomerInput {
+  customerType: CustomerType;
+  displayName: string;
+  dateOfBirth?: string;
+  regionCode?: string;
+  preferredLocale?: string;
+  identifiers: IdentifierInput[];
+  kyc: Omit<KycVersionInput, "reviewType"> & { reviewType: "onboarding" };
+  agreements: AgreementInput[];
+  rulesProfileKey?: string;
+  clientReference?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * POST /customers: the customer, its main wallet, identifiers, agreements and an approved
+ * onboarding KYC version, all in one transaction. The customer and wallet start active so the
+ * wallet can be credited at once (DESIGN.md section 3).
+ */
+export async function onboardCustomer(
+  deps: CoreDeps,
+  ctx: RequestContext,
+  tx: Tx,
+  input: OnboardCustomerInput,
+): Promise<CustomerView> {
+  const { tenant } = ctx;
+  assertOnePrimaryPerClass(input.identifiers);
+  for (const [i, a] of input.agreements.entries()) {
+    assertAgreementChannel(a.acceptedChannel, `agreements[${i}].acceptedChannel`);
+  }
+  const profile = approvedProfile(deps, tenant, input.rulesProfileKey);
+  const level = approvedKycLevel(deps, tenant, input.kyc.tierCode);
+  if (level.currency !== profile.currency) notApproved();
+  if (input.kyc.riskRating === "prohibited")
+    refuse("UnprocessableEntity", "A customer with a prohibited risk rating cannot be onboarded");
+
+  const at = deps.clock.now().toISOString();
+  const customer: Customer = {
+    uid: deps.ids.next("customer"),
+    tenantId: tenant.id,
+    status: "active",
+    customerType: input.customerType,
+    displayName: input.displayName,
+    dateOfBirth: input.dateOfBirth ?? null,
+    regionCode: input.regionCode ?? null,
+    preferredLocale: input.preferredLocale ?? "en",
+    clientReference: input.clientReference ?? null,
+    metadata: input.metadata ?? null,
+    createdAt: at,
+  };
+  const identifiers = input.identifiers.map((i) => newIdentifier(deps, tenant.id, customer.uid, i, at));
+  await assertNoVerifiedDuplicates(tx, tenant.id, identifiers);
+
+  const wallet: Wallet = {
+    uid: deps.ids.next("wallet"),
+    tenantId: tenant.id,
+    customerUid: customer.uid,
+    purpose: "main",
+    status: "active",
+    currency: profile.currency,
+    rulesProfileKey: profile.key,
+    kycTierCode: level.code,
+    createdAt: at,
+  };
+  const kyc = {
+    ...newKycVersion(deps, tenant.id, customer.uid, input.kyc, at),
+    state: "approved" as const,
+    effectiveFrom: at,
+  };
+
+  await tx.customers.insert(customer);
+  await tx.wallets.insert(wallet);
+  for (const i of identifiers) await tx.identifiers.insert(i);
+  for (const a of input.agreements)
+    await tx.agreements.insert(newAgreement(deps, tenant.id, customer.uid, a, at));
+  await tx.kycVersions.insert(kyc);
+  await emitEvent(
+    deps,
+    tx,
+    tenant,
+    "customer.created",
+    customer.uid,
+    "customer",
+    customerEventData(customer),
+    at,
+  );
+
+  return {
+    uid: customer.uid,
+    status: customer.status,
+    customerType: customer.customerType,
+    displayName: customer.displayName,
+    walletUid: wallet.uid,
+    kycTierCode: level.code,
+    rulesProfileKey: profile.key,
+    identifiers: identifiers.map(toIdentifierSummaryView),
+    clientReference: customer.clientReference,
+    createdAt: at,
+  };
+}

@@ -1,0 +1,127 @@
+import type { CoreDeps } from "../app/context.js";
+import { canonicalJson } from "../shared/jcs.js";
+import { maskIdentifier, normalizeIdentifier } from "./masking.js";
+import type {
+  Agreement,
+  AgreementType,
+  Identifier,
+  IdentifierClass,
+  KycReviewType,
+  KycVersion,
+  RiskRating,
+  VerificationStatus,
+} from "./model.js";
+
+export interface IdentifierInput {
+  class: IdentifierClass;
+  type: string;
+  value: string;
+  isPrimary?: boolean;
+  verificationStatus: VerificationStatus;
+  verifiedAt?: string | null;
+  issuingCountry?: string | null;
+}
+
+export interface AgreementInput {
+  agreementType: AgreementType;
+  documentType: string;
+  documentVersion: string;
+  documentUri: string;
+  documentHash: string;
+  acceptedAt: string;
+  acceptedChannel: string;
+  evidence: Record<string, unknown>;
+}
+
+export interface KycVersionInput {
+  tierCode: string;
+  reviewType: KycReviewType;
+  verificationSource: string;
+  sourceReference: string;
+  evidence: Record<string, unknown>;
+  riskRating: RiskRating;
+}
+
+/** SHA-256 of the canonical (JCS) JSON of the evidence: stands in for evidence that is never returned. */
+export const evidenceHashOf = (deps: CoreDeps, evidence: Record<string, unknown>) =>
+  deps.hasher.sha256Hex(canonicalJson(evidence));
+
+/** Builds an identifier record; the clear value goes only into the vault's seal. */
+export function newIdentifier(
+  deps: CoreDeps,
+  tenantId: string,
+  customerUid: string,
+  input: IdentifierInput,
+  at: string,
+): Identifier {
+  const verified = input.verificationStatus === "verified";
+  return {
+    uid: deps.ids.next("identifier"),
+    tenantId,
+    customerUid,
+    class: input.class,
+    type: input.type,
+    sealedValue: deps.vault.seal(input.value),
+    blindIndex: deps.vault.blindIndex(
+      tenantId,
+      `${input.class}:${input.type}`,
+      normalizeIdentifier(input.type, input.value),
+    ),
+    maskedValue: maskIdentifier(input.type, input.value),
+    isPrimary: input.isPrimary ?? false,
+    verificationStatus: input.verificationStatus,
+    verifiedAt: input.verifiedAt ?? (verified ? at : null),
+    issuingCountry: input.issuingCountry ?? null,
+    validFrom: at,
+    validTo: null,
+    createdAt: at,
+  };
+}
+
+export function newAgreement(
+  deps: CoreDeps,
+  tenantId: string,
+  customerUid: string,
+  input: AgreementInput,
+  at: string,
+): Agreement {
+  return {
+    uid: deps.ids.next("agreement"),
+    tenantId,
+    customerUid,
+    agreementType: input.agreementType,
+    documentType: input.documentType,
+    documentVersion: input.documentVersion,
+    documentUri: input.documentUri,
+    documentHash: input.documentHash.toLowerCase(),
+    status: "accepted",
+    acceptedAt: input.acceptedAt,
+    acceptedChannel: input.acceptedChannel,
+    evidenceHash: evidenceHashOf(deps, input.evidence),
+    createdAt: at,
+  };
+}
+
+export function newKycVersion(
+  deps: CoreDeps,
+  tenantId: string,
+  customerUid: string,
+  input: KycVersionInput,
+  at: string,
+): KycVersion {
+  return {
+    uid: deps.ids.next("kycVersion"),
+    tenantId,
+    customerUid,
+    tierCode: input.tierCode,
+    reviewType: input.reviewType,
+    state: "pending",
+    verificationSource: input.verificationSource,
+    sourceReference: input.sourceReference,
+    riskRating: input.riskRating,
+    evidenceHash: evidenceHashOf(deps, input.evidence),
+    effectiveFrom: null,
+    rejectionReason: null,
+    createdAt: at,
+  };
+}

@@ -1,0 +1,52 @@
+import type {
+  Agreement,
+  AgreementStatus,
+  Customer,
+  CustomerStatus,
+  Identifier,
+  KycVersion,
+} from "./model.js";
+
+export interface CustomerRepository {
+  insert(c: Customer): Promise<void>;
+  get(tenantId: string, uid: string): Promise<Customer | null>;
+  /** Unscoped lookup for the operator API. */
+  getAny(uid: string): Promise<Customer | null>;
+  setStatus(tenantId: string, uid: string, status: CustomerStatus): Promise<void>;
+}
+
+export interface IdentifierRepository {
+  /**
+   * Backed by a partial UNIQUE (tenant_id, blind_index) index over verified identifiers: inserting
+   * or updating into a verified duplicate throws `DomainError("Conflict")`.
+   */
+  insert(i: Identifier): Promise<void>;
+  update(i: Identifier): Promise<void>;
+  get(tenantId: string, uid: string): Promise<Identifier | null>;
+  listByCustomer(tenantId: string, customerUid: string): Promise<Identifier[]>;
+  /**
+   * A verified identifier of the tenant with this blind index, excluding `exceptUid`.
+   * Verified duplicates within a tenant are a 409; other tenants are never searched.
+   */
+  findVerifiedByBlindIndex(
+    tenantId: string,
+    blindIndex: string,
+    exceptUid?: string,
+  ): Promise<Identifier | null>;
+}
+
+export interface AgreementRepository {
+  insert(a: Agreement): Promise<void>;
+  get(tenantId: string, uid: string): Promise<Agreement | null>;
+  setStatus(tenantId: string, uid: string, status: AgreementStatus): Promise<void>;
+  listByCustomer(tenantId: string, customerUid: string): Promise<Agreement[]>;
+}
+
+export interface KycVersionRepository {
+  insert(v: KycVersion): Promise<void>;
+  update(v: KycVersion): Promise<void>;
+  get(tenantId: string, uid: string): Promise<KycVersion | null>;
+  /** Unscoped lookup for the operator. */
+  getAny(uid: string): Promise<KycVersion | null>;
+  listByCustomer(tenantId: string, customerUid: string): Promise<KycVersion[]>;
+}

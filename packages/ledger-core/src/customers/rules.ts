@@ -1,0 +1,50 @@
+import { refuse } from "../shared/errors.js";
+import type { Tx } from "../store/unit-of-work.js";
+import type { Identifier } from "./model.js";
+import type { IdentifierInput } from "./records.js";
+
+/** At most one primary identifier per class in one request. */
+export function assertOnePrimaryPerClass(identifiers: IdentifierInput[]): void {
+  const seen = new Set<string>();
+  identifiers.forEach((i, index) => {
+    if (!i.isPrimary) return;
+    if (seen.has(i.class)) {
+      refuse("InvalidRequest", "Only one identifier per class can be primary", [
+        {
+          field: `identifiers[${index}].isPrimary`,
+          issue: `a primary ${i.class} identifier is already given`,
+        },
+      ]);
+    }
+    seen.add(i.class);
+  });
+}
+
+/** The spec refuses consent captured on the service's own portal. */
+export function assertAgreementChannel(channel: string, field: string): void {
+  if (channel === "portal") {
+    refuse("UnprocessableEntity", "acceptedChannel portal is not accepted", [
+      { field, issue: "the value portal is refused" },
+    ]);
+  }
+}
+
+/**
+ * A verified identifier may exist once per tenant (409). The blind index compares normalized
+ * values without clear text; other tenants are never looked at.
+ */
+export async function assertNoVerifiedDuplicates(
+  tx: Tx,
+  tenantId: string,
+  identifiers: Identifier[],
+): Promise<void> {
+  const seen = new Set<string>();
+  for (const i of identifiers) {
+    if (i.verificationStatus !== "verified") continue;
+    const clash =
+      seen.has(i.blindIndex) ||
+      (await tx.identifiers.findVerifiedByBlindIndex(tenantId, i.blindIndex, i.uid));
+    if (clash) refuse("Conflict", "The tenant already holds a customer with this verified identifier");
+    seen.add(i.blindIndex);
+  }
+}

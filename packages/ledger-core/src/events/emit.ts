@@ -1,0 +1,35 @@
+import type { CoreDeps } from "../app/context.js";
+import type { Tx } from "../store/unit-of-work.js";
+import type { Tenant } from "../tenants/model.js";
+import { webhookWants } from "../tenants/model.js";
+import type { EventDataKey, EventType } from "./model.js";
+
+/**
+ * Writes an outbox event in the caller's transaction, if the tenant's webhook is enabled and its
+ * filter takes this type at this moment (events filtered out are never sent later).
+ * `data` must hold no personal data: callers pass projections only.
+ */
+export async function emitEvent(
+  deps: CoreDeps,
+  tx: Tx,
+  tenant: Tenant,
+  type: EventType,
+  resourceUid: string,
+  dataKey: EventDataKey,
+  data: object,
+  occurredAt: string,
+): Promise<void> {
+  if (!webhookWants(tenant.webhook, type)) return;
+  const seq = await tx.outbox.nextSeq(resourceUid);
+  const id = deps.ids.next("event");
+  const dedupKey = `${resourceUid}:${type}:${seq}`;
+  const body = JSON.stringify({
+    id,
+    type,
+    occurredAt,
+    dedupKey,
+    data: { [dataKey]: data },
+    apiVersion: "v1",
+  });
+  await tx.outbox.append({ id, tenantId: tenant.id, type, resourceUid, seq, dedupKey, occurredAt, body });
+}

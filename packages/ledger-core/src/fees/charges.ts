@@ -1,0 +1,27 @@
+import { accountKeys } from "../ledger/accounts.js";
+import type { Transfer } from "../ledger/journal.js";
+import type { FeeBreakdownLine } from "./fee-engine.js";
+
+/** Fee components go to fee income, VAT components to tax payable. */
+export const chargeAccount = (tenantId: string, line: Pick<FeeBreakdownLine, "type">): string =>
+  line.type === "vat" ? accountKeys.tax(tenantId) : accountKeys.fees(tenantId);
+
+/** The wallet pays each charge line, itemized by its label. */
+export const chargeTransfers = (tenantId: string, walletKey: string, lines: FeeBreakdownLine[]): Transfer[] =>
+  lines.map((l) => ({
+    from: walletKey,
+    to: chargeAccount(tenantId, l),
+    amountMinor: l.amountMinor,
+    label: l.label,
+  }));
+
+/** The refundable lines back to the wallet (a failed payout); non-refundable charges are kept. */
+export const refundTransfers = (tenantId: string, walletKey: string, lines: FeeBreakdownLine[]): Transfer[] =>
+  lines
+    .filter((l) => l.refundable)
+    .map((l) => ({
+      from: chargeAccount(tenantId, l),
+      to: walletKey,
+      amountMinor: l.amountMinor,
+      label: l.label,
+    }));

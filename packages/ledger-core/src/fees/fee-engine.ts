@@ -1,0 +1,106 @@
+import { invariant } from "../shared/errors.js";
+import { addMinor, percentOfRoundHalfUp } from "../shared/money.js";
+import type { Catalog, FeeComponent, FeeSchedule } from "../tenants/catalog.js";
+
+export interface FeeBreakdownLine {
+  label: string;
+  type: FeeComponent["type"];
+  /** A component that rounds to zero is listed as 0, never dropped. */
+  amountMinor: number;
+  refundable: boolean;
+  appliesToLabel: string | null;
+}
+
+export interface FeeCharge {
+  amountMinor: number;
+  /** flat + percentage components. */
+  feeMinor: number;
+  /** vat components. */
+  taxMinor: number;
+  /** amount + fee + tax: what the wallet is debited. */
+  totalMinor: number;
+  breakdown: FeeBreakdownLine[];
+  /** null for a zero-fee operation (no schedule applies). */
+  schedule: Pick<FeeSchedule, "ruleCode" | "versionNo"> | null;
+}
+
+/**
+ * The schedule that applies: same operation type and currency; a rail-specific schedule beats the
+ * generic one (railCode null); the highest version wins within each.
+ */
+export function selectFeeSchedule(
+  catalog: Catalog,
+  operationType: string,
+  currency: string,
+  railCode: string | null,
+): FeeSchedule | null {
+  const candidates = catalog.feeSchedules.filter(
+    (s) => s.operationType === operationType && s.currency === currency,
+  );
+  const pick = (list: FeeSchedule[]) =>
+    list.reduce<FeeSchedule | null>((best, s) => (!best || s.versionNo > best.versionNo ? s : best), null);
+  return (
+    (railCode !== null ? pick(candidates.filter((s) => s.railCode === railCode)) : null) ??
+    pick(candidates.filter((s) => s.railCode === null))
+  );
+}
+
+/**
+ * Computes the charges of a schedule on an amount in integer math, rounding half up per
+ * component. VAT applies to the component named by `appliesToLabel`, or to the amount when null.
+ */
+export function computeCharges(schedule: FeeSchedule | null, amountMinor: number): FeeCharge {
+  invariant(
+    Number.isSafeInteger(amountMinor) && amountMinor >= 1,
+    "charges are computed on a positive amount",
+  );
+  if (!schedule)
+    return { amountMinor, feeMinor: 0, taxMinor: 0, totalMinor: amountMinor, breakdown: [], schedule: null };
+  const byLabel = new Map<string, number>();
+  const lines: FeeBreakdownLine[] = [];
+  // Fee components first, so a VAT line can name any of them regardless of order.
+  for (const c of schedule.components) {
+    if (c.type === "vat") continue;
+    const value = c.type === "flat" ? c.amountMinor : percentOfRoundHalfUp(amountMinor, c.rateBps);
+    byLabel.set(c.label, value);
+  }
+  for (const c of schedule.components) {
+    let value: number;
+    if (c.type === "vat") {
+      const base = c.appliesToLabel === null ? amountMinor : byLabel.get(c.appliesToLabel);
+      invariant(
+        base !== undefined,
+        `VAT component ${c.label} names an unknown component ${c.appliesToLabel}`,
+      );
+      value = percentOfRoundHalfUp(base, c.rateBps);
+    } else {
+      value = byLabel.get(c.label)!;
+    }
+    lines.push({
+      label: c.label,
+      type: c.type,
+      amountMinor: value,
+      refundable: c.refundable,
+      appliesToLabel: c.type === "vat" ? c.appliesToLabel : null,
+    });
+  }
+  const feeMinor = addMinor(0, ...lines.filter((l) => l.type !== "vat").map((l) => l.amountMinor));
+  const taxMinor = addMinor(0, ...lines.filter((l) => l.type === "vat").map((l) => l.amountMinor));
+  return {
+    amountMinor,
+    feeMinor,
+    taxMinor,
+    totalMinor: addMinor(amountMinor, feeMinor, taxMinor),
+    breakdown: lines,
+    schedule: { ruleCode: schedule.ruleCode, versionNo: schedule.versionNo },
+  };
+}
+
+/** Charges for an operation of a type on an amount (zero when no schedule applies). */
+export const chargesFor = (
+  catalog: Catalog,
+  operationType: string,
+  currency: string,
+  railCode: string | null,
+  amountMinor: number,
+) => computeCharges(selectFeeSchedule(catalog, operationType, currency, railCode), amountMinor);

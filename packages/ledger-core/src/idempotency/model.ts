@@ -1,0 +1,30 @@
+/** The outcome stored for a key and replayed byte-for-byte on a retry. */
+export interface StoredResponse {
+  status: number;
+  body: string;
+}
+
+export interface IdempotencyRecord {
+  tenantId: string;
+  key: string;
+  /** SHA-256 over method, path and body hash: same key + other request = IdempotencyKeyReused. */
+  requestHash: string;
+  state: "in_progress" | "completed";
+  response: StoredResponse | null;
+  /** While in_progress: until when the claim holds; a crashed claim is taken over after it. */
+  lockedUntil: string;
+  createdAt: string;
+}
+
+export type ClaimResult = { kind: "claimed" } | { kind: "existing"; record: IdempotencyRecord };
+
+export interface IdempotencyRepository {
+  /**
+   * Claims the key atomically (unique index on tenant_id + key). If a record exists and is
+   * in_progress with an expired lock, the claim takes it over; otherwise returns it.
+   */
+  claim(record: IdempotencyRecord): Promise<ClaimResult>;
+  complete(tenantId: string, key: string, response: StoredResponse): Promise<void>;
+  /** Drops an in_progress claim whose outcome is not stored (5xx, 400...). */
+  release(tenantId: string, key: string): Promise<void>;
+}

@@ -1,0 +1,81 @@
+import { type DomainError, isDomainError, refuse } from "../shared/errors.js";
+import type { Clock } from "../shared/ports.js";
+import type { Tx, UnitOfWork } from "../store/unit-of-work.js";
+import type { StoredResponse } from "./model.js";
+
+export interface IdempotencyClaim {
+  tenantId: string;
+  key: string;
+  /** SHA-256 over method, path and body hash. */
+  requestHash: string;
+}
+
+export interface IdempotentOutcome {
+  /** True when the stored outcome of an earlier request was returned. */
+  replayed: boolean;
+  response: StoredResponse;
+}
+
+/** How long a claim holds before a crashed request's key can be taken over. */
+export const IDEMPOTENCY_LOCK_SECONDS = 60;
+
+/**
+ * Exactly-once execution of a write under an Idempotency-Key (DESIGN.md section 3).
+ *
+ * 1. Claim the key in its own short transaction (a unique index decides between concurrent
+ *    duplicates). An existing completed record is replayed; another request under the same key is
+ *    `IdempotencyKeyReused`; a claim still running is `IdempotencyKeyInUse`.
+ * 2. Run `work` in one transaction that also stores its response, so a committed change always has
+ *    its stored answer and a crash leaves neither.
+ * 3. A refusal rolls the work back; `storeRefusal` decides whether it is stored (404/409/422) so a
+ *    retry gets the same answer, or released (anything else) so a retry runs again.
+ */
+export async function runIdempotent(
+  uow: UnitOfWork,
+  clock: Clock,
+  claim: IdempotencyClaim,
+  work: (tx: Tx) => Promise<StoredResponse>,
+  storeRefusal: (e: DomainError) => StoredResponse | null,
+): Promise<IdempotentOutcome> {
+  const now = clock.now();
+  const claimed = await uow.run((tx) =>
+    tx.idempotency.claim({
+      tenantId: claim.tenantId,
+      key: claim.key,
+      requestHash: claim.requestHash,
+      state: "in_progress",
+      response: null,
+      lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_SECONDS * 1000).toISOString(),
+      createdAt: now.toISOString(),
+    }),
+  );
+  if (claimed.kind === "existing") {
+    const { record } = claimed;
+    if (record.requestHash !== claim.requestHash) {
+      refuse("IdempotencyKeyReused", "This Idempotency-Key was used for a different request");
+    }
+    if (record.state === "completed" && record.response) return { replayed: true, response: record.response };
+    refuse("IdempotencyKeyInUse", "A request with this Idempotency-Key is still being processed");
+  }
+
+  try {
+    const response = await uow.run(async (tx) => {
+      const r = await work(tx);
+      await tx.idempotency.complete(claim.tenantId, claim.key, r);
+      return r;
+    });
+    return { replayed: false, response };
+  } catch (e) {
+    const stored = isDomainError(e) ? storeRefusal(e) : null;
+    if (stored) {
+      await uow.run((tx) => tx.idempotency.complete(claim.tenantId, claim.key, stored));
+      return { replayed: false, response: stored };
+    }
+    await uow
+      .run((tx) => tx.idempotency.release(claim.tenantId, claim.key))
+      .catch(() => {
+        // The store is failing; the claim expires on its own after IDEMPOTENCY_LOCK_SECONDS.
+      });
+    throw e;
+  }
+}

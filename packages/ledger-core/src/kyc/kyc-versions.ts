@@ -1,0 +1,168 @@
+import type { CoreDeps, RequestContext } from "../app/context.js";
+import { approvedKycLevel } from "../customers/account-approval.js";
+import { loadCustomer } from "../customers/identifiers.js";
+import type { KycVersion } from "../customers/model.js";
+import type { KycVersionInput } from "../customers/records.js";
+import { newKycVersion } from "../customers/records.js";
+import { emitEvent } from "../events/emit.js";
+import { invariant, notFound, refuse } from "../shared/errors.js";
+import type { Tx } from "../store/unit-of-work.js";
+import { findKycLevel } from "../tenants/catalog.js";
+import type { Tenant } from "../tenants/model.js";
+import { readWalletBalance } from "../wallets/get-wallet-balance.js";
+import { setWalletStatus } from "../wallets/statuses.js";
+
+export interface KycVersionView {
+  uid: string;
+  customerUid: string;
+  tierCode: string;
+  reviewType: KycVersion["reviewType"];
+  state: KycVersion["state"];
+  verificationSource: string;
+  sourceReference: string | null;
+  riskRating: KycVersion["riskRating"];
+  evidenceHash: string;
+  effectiveFrom: string | null;
+  createdAt: string;
+}
+
+export const toKycVersionView = (v: KycVersion): KycVersionView => ({
+  uid: v.uid,
+  customerUid: v.customerUid,
+  tierCode: v.tierCode,
+  reviewType: v.reviewType,
+  state: v.state,
+  verificationSource: v.verificationSource,
+  sourceReference: v.sourceReference,
+  riskRating: v.riskRating,
+  evidenceHash: v.evidenceHash,
+  effectiveFrom: v.effectiveFrom,
+  createdAt: v.createdAt,
+});
+
+/** The level that approves at once (spec: upgrade or downgrade to tier_1, risk not prohibited). */
+export const AUTO_APPROVED_TIER = "tier_1";
+
+/**
+ * POST /customers/{uid}/kyc-versions. Versions are appended, never edited. An upgrade or downgrade
+ * must move the level's maximum balance in the named direction (422); one pending version at a
+ * time (409). Upgrades and downgrades to tier_1 with a risk other than prohibited are approved at
+ * once; everything else waits for the operator's decision.
+ */
+export async function submitKycVersion(
+  deps: CoreDeps,
+  ctx: RequestContext,
+  tx: Tx,
+  customerUid: string,
+  input: Omit<KycVersionInput, "reviewType"> & {
+    reviewType: "upgrade" | "downgrade" | "periodic_review" | "event_driven_review";
+  },
+): Promise<KycVersionView> {
+  const customer = await loadCustomer(tx, ctx, customerUid);
+  const level = approvedKycLevel(deps, ctx.tenant, input.tierCode);
+  const versions = await tx.kycVersions.listByCustomer(ctx.tenant.id, customer.uid);
+  if (versions.some((v) => v.state === "pending"))
+    refuse("Conflict", "The customer already has a pending KYC version");
+  const current = versions.filter((v) => v.state === "approved").at(-1);
+  const currentLevel = current ? findKycLevel(deps.catalog, current.tierCode) : null;
+  if (input.reviewType === "upgrade" || input.reviewType === "downgrade") {
+    const up = input.reviewType === "upgrade";
+    const moves =
+      currentLevel === null ||
+      (up
+        ? level.maxBalanceMinor > currentLevel.maxBalanceMinor
+        : level.maxBalanceMinor < currentLevel.maxBalanceMinor);
+    if (!moves) {
+      refuse(
+        "UnprocessableEntity",
+        `An ${input.reviewType} must ${up ? "raise" : "lower"} the KYC level's maximum balance`,
+        [{ field: "tierCode", issue: `does not ${up ? "raise" : "lower"} the maximum balance` }],
+      );
+    }
+  }
+  const at = deps.clock.now().toISOString();
+  const version = newKycVersion(deps, ctx.tenant.id, customer.uid, input, at);
+  await tx.kycVersions.insert(version);
+  const autoApprove =
+    (input.reviewType === "upgrade" || input.reviewType === "downgrade") &&
+    level.code === AUTO_APPROVED_TIER &&
+    input.riskRating !== "prohibited";
+  if (autoApprove)
+    return toKycVersionView(await applyDecision(deps, tx, ctx.tenant, version, "approved", null, at));
+  return toKycVersionView(version);
+}
+
+/**
+ * Approves or rejects a pending version. On approval the previous approved version is superseded,
+ * the customer's wallets move to the new level, and a wallet whose balance exceeds the new maximum
+ * becomes credit_blocked. Emits customer.kyc_changed either way.
+ */
+async function applyDecision(
+  deps: CoreDeps,
+  tx: Tx,
+  tenant: Tenant,
+  version: KycVersion,
+  decision: "approved" | "rejected",
+  reason: string | null,
+  at: string,
+): Promise<KycVersion> {
+  invariant(version.state === "pending", "only a pending version is decided");
+  const decided: KycVersion = {
+    ...version,
+    state: decision,
+    effectiveFrom: decision === "approved" ? at : null,
+    rejectionReason: decision === "rejected" ? (reason ?? "rejected") : null,
+  };
+  if (decision === "approved") {
+    const level = findKycLevel(deps.catalog, version.tierCode);
+    invariant(level, "a decided version names a level of the catalog");
+    for (const previous of await tx.kycVersions.listByCustomer(tenant.id, version.customerUid)) {
+      if (previous.state === "approved") await tx.kycVersions.update({ ...previous, state: "superseded" });
+    }
+    for (const wallet of await tx.wallets.listByCustomer(tenant.id, version.customerUid)) {
+      await tx.wallets.setKycTier(tenant.id, wallet.uid, level.code);
+      const balance = await readWalletBalance(tx, wallet);
+      if (balance.currentMinor > level.maxBalanceMinor && wallet.status === "active") {
+        await setWalletStatus(deps, tx, tenant, wallet, "credit_blocked", at);
+      }
+    }
+  }
+  await tx.kycVersions.update(decided);
+  const customer = await tx.customers.get(tenant.id, version.customerUid);
+  invariant(customer, "a KYC version has its customer");
+  await emitEvent(
+    deps,
+    tx,
+    tenant,
+    "customer.kyc_changed",
+    customer.uid,
+    "customer",
+    {
+      uid: customer.uid,
+      status: customer.status,
+      kycVersionUid: decided.uid,
+      kycTierCode: decided.tierCode,
+      kycVersionState: decided.state,
+      reviewType: decided.reviewType,
+      rejectionReason: decided.rejectionReason,
+    },
+    at,
+  );
+  return decided;
+}
+
+/** Operator: decides a pending KYC version (compliance review). 409 when it is not pending. */
+export async function decideKycVersion(
+  deps: CoreDeps,
+  tx: Tx,
+  uid: string,
+  decision: "approved" | "rejected",
+  reason: string | null,
+): Promise<KycVersionView> {
+  const version = (await tx.kycVersions.getAny(uid)) ?? notFound("KYC version");
+  if (version.state !== "pending") refuse("Conflict", `The KYC version is ${version.state}, not pending`);
+  const tenant = (await tx.tenants.get(version.tenantId)) ?? notFound("Tenant");
+  return toKycVersionView(
+    await applyDecision(deps, tx, tenant, version, decision, reason, deps.clock.now().toISOString()),
+  );
+}

@@ -1,0 +1,89 @@
+import type { ErrorCode } from "../shared/errors.js";
+import { invariant, refuse } from "../shared/errors.js";
+import { mustStayNonNegative } from "./accounts.js";
+
+/** One side of a journal: money into (`amountMinor > 0`) or out of (`< 0`) an account. */
+export interface Entry {
+  accountKey: string;
+  amountMinor: number;
+  /** What the line is for: "amount", or a fee/tax component label. */
+  label: string;
+}
+
+/** An append-only record of one money movement. Entries sum to zero; journals are never edited. */
+export interface Journal {
+  uid: string;
+  tenantId: string;
+  operationUid: string | null;
+  currency: string;
+  /** Why it was posted: e.g. wallet_credit, prefund_funding, payout_hold, payout_settle. */
+  kind: string;
+  createdAt: string;
+  entries: Entry[];
+}
+
+/** A transfer between two accounts, the building block of every posting. */
+export interface Transfer {
+  from: string;
+  to: string;
+  amountMinor: number;
+  label: string;
+}
+
+/** Turns transfers into balanced entries, dropping zero lines. */
+export function entriesOf(transfers: Transfer[]): Entry[] {
+  const entries: Entry[] = [];
+  for (const t of transfers) {
+    invariant(
+      Number.isSafeInteger(t.amountMinor) && t.amountMinor >= 0,
+      "transfer amounts are non-negative integers",
+    );
+    if (t.amountMinor === 0) continue;
+    invariant(t.from !== t.to, "a transfer needs two distinct accounts");
+    entries.push({ accountKey: t.from, amountMinor: -t.amountMinor, label: t.label });
+    entries.push({ accountKey: t.to, amountMinor: t.amountMinor, label: t.label });
+  }
+  return entries;
+}
+
+/** Asserts the journal is well-formed: two or more entries, integers, summing to zero. */
+export function assertBalanced(j: Pick<Journal, "entries">): void {
+  invariant(j.entries.length >= 2, "a journal has at least two entries");
+  let sum = 0;
+  for (const e of j.entries) {
+    invariant(Number.isSafeInteger(e.amountMinor) && e.amountMinor !== 0, "entries are non-zero integers");
+    sum += e.amountMinor;
+  }
+  invariant(sum === 0, "journal entries must sum to zero");
+}
+
+/** Net change per account key. */
+export function netByAccount(entries: Entry[]): Map<string, number> {
+  const net = new Map<string, number>();
+  for (const e of entries) net.set(e.accountKey, (net.get(e.accountKey) ?? 0) + e.amountMinor);
+  return net;
+}
+
+/**
+ * Checks that applying `entries` to `balances` keeps every protected account at or above zero.
+ * Refuses with `code` (e.g. FundingNotPositioned for the prefund, InsufficientFunds for a wallet).
+ */
+export function assertCovered(
+  balances: ReadonlyMap<string, number>,
+  entries: Entry[],
+  codeFor: (accountKey: string) => ErrorCode,
+): void {
+  for (const [key, delta] of netByAccount(entries)) {
+    if (delta >= 0 || !mustStayNonNegative(key)) continue;
+    const after = (balances.get(key) ?? 0) + delta;
+    if (after < 0) {
+      const code = codeFor(key);
+      refuse(
+        code,
+        code === "FundingNotPositioned"
+          ? "The prefunded balance cannot cover this amount"
+          : "Insufficient available funds",
+      );
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import type { CoreDeps } from "../app/context.js";
+import { notFound } from "../shared/errors.js";
+import { assertPositiveAmount } from "../shared/money.js";
+import type { Tx } from "../store/unit-of-work.js";
+import { accountKeys } from "./accounts.js";
+import { entriesOf } from "./journal.js";
+
+export interface PrefundView {
+  tenantId: string;
+  currency: string;
+  balanceMinor: number;
+}
+
+export interface FundPrefundInput {
+  tenantId: string;
+  amountMinor: number;
+  currency: string;
+}
+
+/** Operator: records money received from the tenant (deposits -> prefund). */
+export async function fundPrefund(deps: CoreDeps, tx: Tx, input: FundPrefundInput): Promise<PrefundView> {
+  assertPositiveAmount(input.amountMinor);
+  (await tx.tenants.get(input.tenantId)) ?? notFound("Tenant");
+  const prefund = accountKeys.prefund(input.tenantId);
+  const deposits = accountKeys.deposits(input.tenantId);
+  const balances = await tx.ledger.lockAccounts(input.currency, [deposits, prefund]);
+  await tx.ledger.post({
+    uid: deps.ids.next("journal"),
+    tenantId: input.tenantId,
+    operationUid: null,
+    currency: input.currency,
+    kind: "prefund_funding",
+    createdAt: deps.clock.now().toISOString(),
+    entries: entriesOf([{ from: deposits, to: prefund, amountMinor: input.amountMinor, label: "amount" }]),
+  });
+  return {
+    tenantId: input.tenantId,
+    currency: input.currency,
+    balanceMinor: (balances.get(prefund) ?? 0) + input.amountMinor,
+  };
+}
+
+/** Operator: the tenant's prefunded balance in a currency. */
+export async function getPrefund(
+  _deps: CoreDeps,
+  tx: Tx,
+  tenantId: string,
+  currency: string,
+): Promise<PrefundView> {
+  (await tx.tenants.get(tenantId)) ?? notFound("Tenant");
+  const key = accountKeys.prefund(tenantId);
+  const balances = await tx.ledger.balances(currency, [key]);
+  return { tenantId, currency, balanceMinor: balances.get(key) ?? 0 };
+}

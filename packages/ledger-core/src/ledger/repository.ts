@@ -1,0 +1,31 @@
+import type { Journal } from "./journal.js";
+
+export interface TrialBalanceRow {
+  currency: string;
+  /** Sum of outflows (absolute). */
+  debitsMinor: number;
+  /** Sum of inflows. */
+  creditsMinor: number;
+}
+
+/**
+ * The ledger store. Balances are projections kept in step with the journal inside the same
+ * transaction; the adapter guarantees `post` is atomic with the rest of the unit of work.
+ */
+export interface LedgerRepository {
+  /**
+   * Locks the accounts (creating any missing one at zero) in a fixed order and returns their
+   * balances. Postgres: `SELECT ... FOR UPDATE` ordered by key; SQLite: the writer lock.
+   * Call before reading balances you will post against.
+   */
+  lockAccounts(currency: string, keys: string[]): Promise<Map<string, number>>;
+  /** Balances without locking (0 for accounts never touched). */
+  balances(currency: string, keys: string[]): Promise<Map<string, number>>;
+  /** Appends a balanced journal and applies it to the balance projections. */
+  post(journal: Journal): Promise<void>;
+  /** Journals of an operation in posting order. */
+  journalsOf(tenantId: string, operationUid: string): Promise<Journal[]>;
+  /** Last time any of the accounts moved (ISO), or null. */
+  lastMovedAt(currency: string, keys: string[]): Promise<string | null>;
+  trialBalance(): Promise<TrialBalanceRow[]>;
+}

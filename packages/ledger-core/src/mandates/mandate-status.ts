@@ -1,0 +1,36 @@
+import type { CoreDeps } from "../app/context.js";
+import { notFound, refuse } from "../shared/errors.js";
+import type { Tx } from "../store/unit-of-work.js";
+import type { MandateStatus } from "./model.js";
+import { emitMandateEvent } from "./rules.js";
+import type { MandateView } from "./views.js";
+import { toMandateView } from "./views.js";
+
+/** The status each operator move starts from: suspend an active mandate, resume a suspended one. */
+const requiredFrom: Record<"suspended" | "active", MandateStatus> = {
+  suspended: "active",
+  active: "suspended",
+};
+
+/**
+ * Operator: PATCH /admin/mandates/{uid} with `suspended` (from active) or `active` (from
+ * suspended); anything else is 409. Event mandate.status_changed.
+ */
+export async function setMandateStatus(
+  deps: CoreDeps,
+  tx: Tx,
+  uid: string,
+  status: "suspended" | "active",
+): Promise<MandateView> {
+  const mandate = (await tx.mandates.getAny(uid)) ?? notFound("Mandate");
+  if (mandate.status !== requiredFrom[status]) {
+    refuse("Conflict", `A ${mandate.status} mandate cannot become ${status}`);
+  }
+  const tenant = (await tx.tenants.get(mandate.tenantId)) ?? notFound("Tenant");
+  const at = deps.clock.now().toISOString();
+  mandate.status = status;
+  mandate.updatedAt = at;
+  await tx.mandates.update(mandate);
+  await emitMandateEvent(deps, tx, tenant, "mandate.status_changed", mandate, at);
+  return toMandateView(mandate);
+}

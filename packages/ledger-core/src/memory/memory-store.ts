@@ -1,0 +1,510 @@
+import type { AssertionUse } from "../assertions/model.js";
+import type { AuditEntry } from "../audit/model.js";
+import type { Agreement, Customer, Identifier, KycVersion } from "../customers/model.js";
+import type { DeliveryStatus } from "../events/delivery.js";
+import type { OutboxEvent } from "../events/model.js";
+import type { FeeQuote } from "../fees/quote.js";
+import type { IdempotencyRecord } from "../idempotency/model.js";
+import { mustStayNonNegative } from "../ledger/accounts.js";
+import type { Journal } from "../ledger/journal.js";
+import { assertBalanced } from "../ledger/journal.js";
+import type { Mandate } from "../mandates/model.js";
+import type { Operation, TimelineEvent } from "../operations/model.js";
+import { finalStates } from "../operations/model.js";
+import type { OperationFilter, Page } from "../operations/repository.js";
+import type { RailPayment, SuspenseItem } from "../rails/model.js";
+import { DomainError, invariant } from "../shared/errors.js";
+import type { Tx, UnitOfWork } from "../store/unit-of-work.js";
+import type { SigningKey, Tenant } from "../tenants/model.js";
+import type { Wallet } from "../wallets/model.js";
+import { createMemoryDeliveries } from "./memory-deliveries.js";
+import { clone, UndoLog } from "./undo-log.js";
+
+interface Account {
+  balance: number;
+  updatedAt: string | null;
+}
+
+/** Everything the memory store holds. Exposed read-only for tests and property checks. */
+export interface MemoryState {
+  tenants: Map<string, Tenant>;
+  apiKeys: Map<string, string>;
+  signingKeys: Map<string, SigningKey>;
+  replay: Map<string, string>;
+  customers: Map<string, Customer>;
+  identifiers: Map<string, Identifier>;
+  agreements: Map<string, Agreement>;
+  kycVersions: Map<string, KycVersion>;
+  wallets: Map<string, Wallet>;
+  accounts: Map<string, Account>;
+  journals: Journal[];
+  operations: Map<string, Operation>;
+  timeline: Map<string, TimelineEvent[]>;
+  outbox: OutboxEvent[];
+  /** Delivery bookkeeping by event id; an event absent here is pending and due at once. */
+  deliveries: Map<string, DeliveryStatus>;
+  idempotency: Map<string, IdempotencyRecord>;
+  audit: AuditEntry[];
+  assertionUses: AssertionUse[];
+  mandates: Map<string, Mandate>;
+  quotes: Map<string, FeeQuote>;
+  railPayments: Map<string, RailPayment>;
+  suspense: Map<string, SuspenseItem>;
+}
+
+export interface MemoryStore {
+  uow: UnitOfWork;
+  state: MemoryState;
+}
+
+const acct = (currency: string, key: string) => `${key}/${currency}`;
+
+/**
+ * An in-memory implementation of every port, for embedding, examples and tests. Units of work run
+ * one at a time (like SQLite's single writer) and roll back through an undo log, so a refusal
+ * leaves nothing behind. Values are cloned on the way in and out, as a database would.
+ */
+export function createMemoryStore(): MemoryStore {
+  const s: MemoryState = {
+    tenants: new Map(),
+    apiKeys: new Map(),
+    signingKeys: new Map(),
+    replay: new Map(),
+    customers: new Map(),
+    identifiers: new Map(),
+    agreements: new Map(),
+    kycVersions: new Map(),
+    wallets: new Map(),
+    accounts: new Map(),
+    journals: [],
+    operations: new Map(),
+    timeline: new Map(),
+    outbox: [],
+    deliveries: new Map(),
+    idempotency: new Map(),
+    audit: [],
+    assertionUses: [],
+    mandates: new Map(),
+    quotes: new Map(),
+    railPayments: new Map(),
+    suspense: new Map(),
+  };
+  const log = new UndoLog();
+  // Secondary indexes, kept in step under the same undo log, so lookups on the hot path do not
+  // scan every operation or event.
+  const opByReference = new Map<string, string>();
+  const opsByWallet = new Map<string, string[]>();
+  const outboxSeq = new Map<string, number>();
+  const referenceKey = (tenantId: string, type: string, ref: string) =>
+    `${tenantId}\u0000${type}\u0000${ref}`;
+  const indexWallet = (walletUid: string | null, uid: string) => {
+    if (walletUid === null) return;
+    let list = opsByWallet.get(walletUid);
+    if (!list) {
+      list = [];
+      log.set(opsByWallet, walletUid, list);
+    }
+    log.push(list, uid);
+  };
+  let queue: Promise<unknown> = Promise.resolve();
+  const setIn = <K, V>(m: Map<K, V>, k: K, v: V) => log.set(m, k, v);
+  const deleteIn = <K, V>(m: Map<K, V>, k: K) => log.delete(m, k);
+  const pushTo = <T>(a: T[], v: T) => log.push(a, v);
+  const mutate = <K, V extends object>(m: Map<K, V>, k: K, patch: Partial<V>) => log.patch(m, k, patch);
+
+  const verifiedClash = (i: Identifier) =>
+    i.verificationStatus === "verified" &&
+    [...s.identifiers.values()].some(
+      (o) =>
+        o.uid !== i.uid &&
+        o.tenantId === i.tenantId &&
+        o.verificationStatus === "verified" &&
+        o.blindIndex === i.blindIndex,
+    );
+  const conflict = (what: string) => new DomainError("Conflict", what);
+
+  const matches = (op: Operation, f: OperationFilter) =>
+    op.tenantId === f.tenantId &&
+    (f.customerUid === undefined || op.customerUid === f.customerUid) &&
+    (f.walletUid === undefined ||
+      op.sourceWalletUid === f.walletUid ||
+      op.destinationWalletUid === f.walletUid) &&
+    (f.type === undefined || op.type === f.type) &&
+    (f.state === undefined || op.state === f.state) &&
+    (f.from === undefined || op.createdAt >= f.from) &&
+    (f.to === undefined || op.createdAt <= f.to) &&
+    (!f.movedOrFinal || op.fundsMovedAt !== null || finalStates.includes(op.state));
+
+  const comparator = (page: Page) => {
+    return sortBy<Operation>(page, (o) => o.uid);
+  };
+  const sortBy = <T extends { createdAt: string }>(page: Page, idOf: (x: T) => string) => {
+    const sort = page.sort.some((x) => x.field === "id")
+      ? page.sort
+      : [...page.sort, { field: "id" as const, direction: page.sort[0]?.direction ?? ("DESC" as const) }];
+    return (a: T, b: T) => {
+      for (const { field, direction } of sort) {
+        const av = field === "id" ? idOf(a) : a.createdAt;
+        const bv = field === "id" ? idOf(b) : b.createdAt;
+        if (av !== bv) return (av < bv ? -1 : 1) * (direction === "ASC" ? 1 : -1);
+      }
+      return 0;
+    };
+  };
+
+  const tx: Tx = {
+    tenants: {
+      get: async (id) => clone(s.tenants.get(id) ?? null),
+      getForUpdate: async (id) => clone(s.tenants.get(id) ?? null),
+      list: async () => clone([...s.tenants.values()]),
+      upsert: async (t) => setIn(s.tenants, t.id, clone(t)),
+      findByApiKeyHash: async (h) => s.apiKeys.get(h) ?? null,
+      addApiKeyHash: async (tenantId, h) => {
+        if (!s.apiKeys.has(h)) setIn(s.apiKeys, h, tenantId);
+      },
+      getSigningKey: async (tenantId, kid) => clone(s.signingKeys.get(`${tenantId}/${kid}`) ?? null),
+      listSigningKeys: async (tenantId) =>
+        clone([...s.signingKeys.values()].filter((k) => k.tenantId === tenantId)),
+      addSigningKey: async (k) => {
+        const id = `${k.tenantId}/${k.kid}`;
+        if (!s.signingKeys.has(id)) setIn(s.signingKeys, id, clone(k));
+      },
+      setSigningKeyStatus: async (tenantId, kid, status) =>
+        mutate(s.signingKeys, `${tenantId}/${kid}`, { status }),
+    },
+    replayGuard: {
+      remember: async (sig, now, expiresAt) => {
+        const seen = s.replay.get(sig);
+        if (seen !== undefined && seen > now) return false;
+        setIn(s.replay, sig, expiresAt);
+        return true;
+      },
+    },
+    customers: {
+      insert: async (c) => setIn(s.customers, c.uid, clone(c)),
+      get: async (tenantId, uid) => {
+        const c = s.customers.get(uid);
+        return c && c.tenantId === tenantId ? clone(c) : null;
+      },
+      getAny: async (uid) => clone(s.customers.get(uid) ?? null),
+      setStatus: async (tenantId, uid, status) => {
+        if (s.customers.get(uid)?.tenantId === tenantId) mutate(s.customers, uid, { status });
+      },
+    },
+    identifiers: {
+      insert: async (i) => {
+        if (verifiedClash(i)) throw conflict("duplicate verified identifier");
+        setIn(s.identifiers, i.uid, clone(i));
+      },
+      update: async (i) => {
+        if (verifiedClash(i)) throw conflict("duplicate verified identifier");
+        setIn(s.identifiers, i.uid, clone(i));
+      },
+      get: async (tenantId, uid) => {
+        const i = s.identifiers.get(uid);
+        return i && i.tenantId === tenantId ? clone(i) : null;
+      },
+      listByCustomer: async (tenantId, customerUid) =>
+        clone(
+          [...s.identifiers.values()].filter((i) => i.tenantId === tenantId && i.customerUid === customerUid),
+        ),
+      findVerifiedByBlindIndex: async (tenantId, blindIndex, exceptUid) =>
+        clone(
+          [...s.identifiers.values()].find(
+            (i) =>
+              i.tenantId === tenantId &&
+              i.blindIndex === blindIndex &&
+              i.verificationStatus === "verified" &&
+              i.uid !== exceptUid,
+          ) ?? null,
+        ),
+    },
+    agreements: {
+      insert: async (a) => setIn(s.agreements, a.uid, clone(a)),
+      get: async (tenantId, uid) => {
+        const a = s.agreements.get(uid);
+        return a && a.tenantId === tenantId ? clone(a) : null;
+      },
+      setStatus: async (tenantId, uid, status) => {
+        if (s.agreements.get(uid)?.tenantId === tenantId) mutate(s.agreements, uid, { status });
+      },
+      listByCustomer: async (tenantId, customerUid) =>
+        clone(
+          [...s.agreements.values()].filter((a) => a.tenantId === tenantId && a.customerUid === customerUid),
+        ),
+    },
+    kycVersions: {
+      insert: async (v) => setIn(s.kycVersions, v.uid, clone(v)),
+      update: async (v) => setIn(s.kycVersions, v.uid, clone(v)),
+      get: async (tenantId, uid) => {
+        const v = s.kycVersions.get(uid);
+        return v && v.tenantId === tenantId ? clone(v) : null;
+      },
+      getAny: async (uid) => clone(s.kycVersions.get(uid) ?? null),
+      listByCustomer: async (tenantId, customerUid) =>
+        clone(
+          [...s.kycVersions.values()].filter((v) => v.tenantId === tenantId && v.customerUid === customerUid),
+        ),
+    },
+    wallets: {
+      insert: async (w) => setIn(s.wallets, w.uid, clone(w)),
+      get: async (tenantId, uid) => {
+        const w = s.wallets.get(uid);
+        return w && w.tenantId === tenantId ? clone(w) : null;
+      },
+      getAny: async (uid) => clone(s.wallets.get(uid) ?? null),
+      listByCustomer: async (tenantId, customerUid) =>
+        clone(
+          [...s.wallets.values()].filter((w) => w.tenantId === tenantId && w.customerUid === customerUid),
+        ),
+      setStatus: async (tenantId, uid, status) => {
+        if (s.wallets.get(uid)?.tenantId === tenantId) mutate(s.wallets, uid, { status });
+      },
+      setKycTier: async (tenantId, uid, kycTierCode) => {
+        if (s.wallets.get(uid)?.tenantId === tenantId) mutate(s.wallets, uid, { kycTierCode });
+      },
+    },
+    ledger: {
+      lockAccounts: async (currency, keys) =>
+        new Map(keys.map((k) => [k, s.accounts.get(acct(currency, k))?.balance ?? 0])),
+      balances: async (currency, keys) =>
+        new Map(keys.map((k) => [k, s.accounts.get(acct(currency, k))?.balance ?? 0])),
+      post: async (journal) => {
+        assertBalanced(journal);
+        for (const e of journal.entries) {
+          const id = acct(journal.currency, e.accountKey);
+          const balance = (s.accounts.get(id)?.balance ?? 0) + e.amountMinor;
+          invariant(Number.isSafeInteger(balance), "balance overflow");
+          // The same last line of defence as the databases' CHECK constraint.
+          invariant(
+            !mustStayNonNegative(e.accountKey) || balance >= 0,
+            `account ${e.accountKey} would go negative`,
+          );
+          setIn(s.accounts, id, { balance, updatedAt: journal.createdAt });
+        }
+        pushTo(s.journals, clone(journal));
+      },
+      journalsOf: async (tenantId, operationUid) =>
+        clone(s.journals.filter((j) => j.tenantId === tenantId && j.operationUid === operationUid)),
+      lastMovedAt: async (currency, keys) =>
+        keys
+          .map((k) => s.accounts.get(acct(currency, k))?.updatedAt ?? null)
+          .reduce<string | null>((a, b) => (b && (!a || b > a) ? b : a), null),
+      trialBalance: async () => {
+        const rows = new Map<string, { currency: string; debitsMinor: number; creditsMinor: number }>();
+        for (const j of s.journals) {
+          const row = rows.get(j.currency) ?? { currency: j.currency, debitsMinor: 0, creditsMinor: 0 };
+          for (const e of j.entries) {
+            if (e.amountMinor < 0) row.debitsMinor -= e.amountMinor;
+            else row.creditsMinor += e.amountMinor;
+          }
+          rows.set(j.currency, row);
+        }
+        return [...rows.values()];
+      },
+    },
+    operations: {
+      insert: async (op) => {
+        if (s.operations.has(op.uid)) throw new Error(`duplicate operation ${op.uid}`);
+        if (op.clientReference !== null) {
+          const key = referenceKey(op.tenantId, op.type, op.clientReference);
+          if (opByReference.has(key)) throw conflict("clientReference already used");
+          log.set(opByReference, key, op.uid);
+        }
+        setIn(s.operations, op.uid, clone(op));
+        indexWallet(op.sourceWalletUid, op.uid);
+        if (op.destinationWalletUid !== op.sourceWalletUid) indexWallet(op.destinationWalletUid, op.uid);
+      },
+      update: async (op) => {
+        invariant(s.operations.has(op.uid), "update of an unknown operation");
+        setIn(s.operations, op.uid, clone(op));
+      },
+      get: async (tenantId, uid) => {
+        const op = s.operations.get(uid);
+        return op && op.tenantId === tenantId ? clone(op) : null;
+      },
+      findByClientReference: async (tenantId, type, ref) => {
+        const uid = opByReference.get(referenceKey(tenantId, type, ref));
+        return uid === undefined ? null : clone(s.operations.get(uid) ?? null);
+      },
+      appendTimeline: async (e) => {
+        const list = s.timeline.get(e.operationUid) ?? [];
+        invariant(list.length === e.sequenceNo, "timeline sequence numbers are consecutive");
+        setIn(s.timeline, e.operationUid, [...list, clone(e)]);
+      },
+      timeline: async (uid) => clone(s.timeline.get(uid) ?? []),
+      list: async (filter, page) => {
+        const all = [...s.operations.values()].filter((o) => matches(o, filter)).sort(comparator(page));
+        const start = (page.page - 1) * page.limit;
+        return { data: clone(all.slice(start, start + page.limit)), total: all.length };
+      },
+      countMandateDebits: async (mandateUid, since) =>
+        [...s.operations.values()].filter(
+          (o) => o.mandateUid === mandateUid && o.state !== "failed" && o.createdAt >= since,
+        ).length,
+      findTopupsByIntentReference: async (ref) =>
+        clone(
+          [...s.operations.values()]
+            .filter((o) => o.type === "topup_c2b" && o.intentReference === ref)
+            .sort((a, b) => (a.uid < b.uid ? 1 : -1)),
+        ),
+      listExpiredTopups: async (asOf, limit) =>
+        clone(
+          [...s.operations.values()]
+            .filter(
+              (o) =>
+                o.type === "topup_c2b" &&
+                o.state === "pending_provider" &&
+                o.expiresAt !== null &&
+                o.expiresAt <= asOf,
+            )
+            .sort((a, b) => (a.uid < b.uid ? -1 : 1))
+            .slice(0, limit),
+        ),
+      getAny: async (uid) => clone(s.operations.get(uid) ?? null),
+      sumForWallet: async (walletUid, since, direction) => {
+        let total = 0;
+        const uids = opsByWallet.get(walletUid) ?? [];
+        for (const uid of uids) {
+          const o = s.operations.get(uid)!;
+          if (o.state === "failed" || o.fundsMovedAt === null || o.createdAt < since) continue;
+          const inbound = o.destinationWalletUid === walletUid;
+          const outbound = o.sourceWalletUid === walletUid;
+          if ((direction !== "outbound" && inbound) || (direction !== "inbound" && outbound))
+            total += o.amountMinor;
+        }
+        return total;
+      },
+    },
+    outbox: {
+      nextSeq: async (resourceUid) => (outboxSeq.get(resourceUid) ?? 0) + 1,
+      append: async (e) => {
+        invariant(e.seq > (outboxSeq.get(e.resourceUid) ?? 0), "outbox seq is unique per resource");
+        log.set(outboxSeq, e.resourceUid, e.seq);
+        pushTo(s.outbox, clone(e));
+      },
+      list: async (tenantId) =>
+        clone(s.outbox.filter((e) => tenantId === undefined || e.tenantId === tenantId)),
+    },
+    deliveries: createMemoryDeliveries(s, log),
+    idempotency: {
+      claim: async (r) => {
+        const id = `${r.tenantId}/${r.key}`;
+        const existing = s.idempotency.get(id);
+        if (existing && !(existing.state === "in_progress" && existing.lockedUntil < r.createdAt)) {
+          return { kind: "existing", record: clone(existing) };
+        }
+        setIn(s.idempotency, id, clone(r));
+        return { kind: "claimed" };
+      },
+      complete: async (tenantId, key, response) =>
+        mutate(s.idempotency, `${tenantId}/${key}`, { state: "completed", response: clone(response) }),
+      release: async (tenantId, key) => {
+        const id = `${tenantId}/${key}`;
+        if (s.idempotency.get(id)?.state === "in_progress") deleteIn(s.idempotency, id);
+      },
+    },
+    audit: {
+      append: async (e) => pushTo(s.audit, clone(e)),
+      list: async (tenantId) =>
+        clone(s.audit.filter((e) => tenantId === undefined || e.tenantId === tenantId)),
+    },
+    assertions: {
+      findLive: async (tenantId, sourceReference, nowIso) =>
+        clone(
+          s.assertionUses
+            .filter(
+              (u) => u.tenantId === tenantId && u.sourceReference === sourceReference && u.expiresAt > nowIso,
+            )
+            .at(-1) ?? null,
+        ),
+      record: async (use) => pushTo(s.assertionUses, clone(use)),
+    },
+    mandates: {
+      insert: async (m) => setIn(s.mandates, m.uid, clone(m)),
+      update: async (m) => {
+        invariant(s.mandates.has(m.uid), "update of an unknown mandate");
+        setIn(s.mandates, m.uid, clone(m));
+      },
+      get: async (tenantId, uid) => {
+        const m = s.mandates.get(uid);
+        return m && m.tenantId === tenantId ? clone(m) : null;
+      },
+      getAny: async (uid) => clone(s.mandates.get(uid) ?? null),
+      list: async (f, page) => {
+        const all = [...s.mandates.values()]
+          .filter(
+            (m) =>
+              m.tenantId === f.tenantId &&
+              (f.customerUid === undefined || m.customerUid === f.customerUid) &&
+              (f.status === undefined || m.status === f.status),
+          )
+          .sort(sortBy<Mandate>(page, (m) => m.uid));
+        const start = (page.page - 1) * page.limit;
+        return { data: clone(all.slice(start, start + page.limit)), total: all.length };
+      },
+      countByCustomer: async (tenantId, customerUid) =>
+        [...s.mandates.values()].filter((m) => m.tenantId === tenantId && m.customerUid === customerUid)
+          .length,
+      listDue: async (kind, asOf, limit) =>
+        clone(
+          [...s.mandates.values()]
+            .filter((m) =>
+              kind === "activate"
+                ? m.status === "pending" && m.validFrom <= asOf
+                : ["pending", "active", "suspended"].includes(m.status) &&
+                  m.validTo !== null &&
+                  m.validTo <= asOf,
+            )
+            .sort((a, b) => (a.uid < b.uid ? -1 : 1))
+            .slice(0, limit),
+        ),
+    },
+    quotes: {
+      insert: async (q) => setIn(s.quotes, q.quoteId, clone(q)),
+      get: async (tenantId, quoteId) => {
+        const q = s.quotes.get(quoteId);
+        return q && q.tenantId === tenantId ? clone(q) : null;
+      },
+    },
+    railPayments: {
+      insertIfNew: async (p) => {
+        const id = `${p.railCode}/${p.providerReference}`;
+        if (s.railPayments.has(id)) return false;
+        setIn(s.railPayments, id, clone(p));
+        return true;
+      },
+      get: async (railCode, providerReference) =>
+        clone(s.railPayments.get(`${railCode}/${providerReference}`) ?? null),
+    },
+    suspense: {
+      insert: async (item) => setIn(s.suspense, item.uid, clone(item)),
+      update: async (item) => {
+        invariant(s.suspense.has(item.uid), "update of an unknown suspense item");
+        setIn(s.suspense, item.uid, clone(item));
+      },
+      get: async (uid) => clone(s.suspense.get(uid) ?? null),
+      list: async (f) =>
+        clone([...s.suspense.values()].filter((x) => f.status === undefined || x.status === f.status)),
+    },
+  };
+
+  const uow: UnitOfWork = {
+    run<T>(work: (t: Tx) => Promise<T>): Promise<T> {
+      const result = queue.then(async () => {
+        log.begin();
+        try {
+          const value = await work(tx);
+          log.commit();
+          return value;
+        } catch (e) {
+          log.rollback();
+          throw e;
+        }
+      });
+      queue = result.catch(() => undefined);
+      return result;
+    },
+  };
+  return { uow, state: s };
+}

@@ -1,0 +1,106 @@
+import type { CoreDeps, RequestContext } from "../app/context.js";
+import { notFound } from "../shared/errors.js";
+import type { Tx } from "../store/unit-of-work.js";
+import type { OperationState, OperationType } from "./model.js";
+import type { Page } from "./repository.js";
+import type { OperationView } from "./views.js";
+import { TENANT_API_PREFIX, toOperationView } from "./views.js";
+
+export interface PageMeta {
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+
+export interface PagedView<T> {
+  data: T[];
+  meta: PageMeta;
+}
+
+export const pageMeta = (total: number, page: Page): PageMeta => ({
+  total,
+  page: page.page,
+  limit: page.limit,
+  totalPages: Math.ceil(total / page.limit),
+});
+
+export interface OperationQuery {
+  customerUid?: string;
+  walletUid?: string;
+  type?: OperationType;
+  state?: OperationState;
+  from?: string;
+  to?: string;
+}
+
+/** GET /operations: every operation of the tenant in any state; filters only narrow within it. */
+export async function listOperations(
+  _deps: CoreDeps,
+  ctx: RequestContext,
+  tx: Tx,
+  query: OperationQuery,
+  page: Page,
+): Promise<PagedView<OperationView>> {
+  const { data, total } = await tx.operations.list({ tenantId: ctx.tenant.id, ...query }, page);
+  return { data: data.map(toOperationView), meta: pageMeta(total, page) };
+}
+
+export interface StatementItemView {
+  operationUid: string;
+  amountMinor: number;
+  feeMinor: number;
+  taxMinor: number;
+  /** Relative to the wallet in the path. */
+  direction: "inbound" | "outbound";
+  state: OperationState;
+  clientReference: string | null;
+  counterpartyHint: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  receipt: string;
+}
+
+export interface StatementQuery {
+  type?: OperationType;
+  state?: OperationState;
+  from?: string;
+  to?: string;
+  includePending?: boolean;
+}
+
+/**
+ * GET /wallets/{uid}/transactions. Without includePending only operations that moved funds or
+ * reached a final state are listed, so a closed period always returns the same rows.
+ */
+export async function listWalletTransactions(
+  _deps: CoreDeps,
+  ctx: RequestContext,
+  tx: Tx,
+  walletUid: string,
+  query: StatementQuery,
+  page: Page,
+): Promise<PagedView<StatementItemView>> {
+  (await tx.wallets.get(ctx.tenant.id, walletUid)) ?? notFound("Wallet");
+  const { includePending, ...filters } = query;
+  const { data, total } = await tx.operations.list(
+    { tenantId: ctx.tenant.id, walletUid, ...filters, movedOrFinal: !includePending },
+    page,
+  );
+  return {
+    data: data.map((op) => ({
+      operationUid: op.uid,
+      amountMinor: op.amountMinor,
+      feeMinor: op.feeMinor,
+      taxMinor: op.taxMinor,
+      direction: op.destinationWalletUid === walletUid ? "inbound" : "outbound",
+      state: op.state,
+      clientReference: op.clientReference,
+      counterpartyHint: op.counterpartyHint,
+      createdAt: op.createdAt,
+      completedAt: op.completedAt,
+      receipt: `${TENANT_API_PREFIX}/operations/${op.uid}/receipt`,
+    })),
+    meta: pageMeta(total, page),
+  };
+}

@@ -1,0 +1,65 @@
+import type { Operation, OperationState, OperationType, TimelineEvent } from "./model.js";
+
+export interface Page {
+  page: number;
+  limit: number;
+  /** Applied in order; the adapter appends id for a total order. */
+  sort: { field: "createdAt" | "id"; direction: "ASC" | "DESC" }[];
+}
+
+export interface Paged<T> {
+  data: T[];
+  total: number;
+}
+
+export interface OperationFilter {
+  tenantId: string;
+  customerUid?: string;
+  /** Matches source or destination. */
+  walletUid?: string;
+  type?: OperationType;
+  state?: OperationState;
+  /** Inclusive ISO bounds on createdAt. */
+  from?: string;
+  to?: string;
+  /** Only operations that moved funds or reached a final state (statements). */
+  movedOrFinal?: boolean;
+}
+
+export interface OperationRepository {
+  insert(op: Operation): Promise<void>;
+  /** Updates the mutable fields (state, provider, completedAt, fundsMovedAt, fees, updatedAt). */
+  update(op: Operation): Promise<void>;
+  get(tenantId: string, uid: string): Promise<Operation | null>;
+  /**
+   * The operation of this type holding this clientReference, if any. Backed by a UNIQUE
+   * (tenant_id, type, client_reference) index: `insert` of a duplicate throws
+   * `DomainError("Conflict")`, so a race between two requests creates one operation.
+   */
+  findByClientReference(
+    tenantId: string,
+    type: OperationType,
+    clientReference: string,
+  ): Promise<Operation | null>;
+  appendTimeline(e: TimelineEvent): Promise<void>;
+  timeline(operationUid: string): Promise<TimelineEvent[]>;
+  list(filter: OperationFilter, page: Page): Promise<Paged<Operation>>;
+  /**
+   * Sum of amountMinor of accepted movements touching the wallet since `sinceIso`, by direction
+   * (for the daily and monthly limits): operations that moved funds (`fundsMovedAt` set) and did
+   * not fail. Intents that moved nothing yet do not count.
+   */
+  sumForWallet(
+    walletUid: string,
+    sinceIso: string,
+    direction: "inbound" | "outbound" | "both",
+  ): Promise<number>;
+  /** Non-failed operations run under the mandate with createdAt >= sinceIso (frequency checks). */
+  countMandateDebits(mandateUid: string, sinceIso: string): Promise<number>;
+  /** Top-ups quoting this intentReference, newest first (any tenant: payments name no tenant). */
+  findTopupsByIntentReference(intentReference: string): Promise<Operation[]>;
+  /** Top-ups still pending_provider whose expiresAt <= asOfIso, oldest first, at most `limit`. */
+  listExpiredTopups(asOfIso: string, limit: number): Promise<Operation[]>;
+  /** Unscoped lookup for the operator API (rail results). */
+  getAny(uid: string): Promise<Operation | null>;
+}

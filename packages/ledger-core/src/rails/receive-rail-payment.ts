@@ -1,0 +1,225 @@
+import type { CoreDeps } from "../app/context.js";
+import { emitEvent } from "../events/emit.js";
+import { chargeTransfers } from "../fees/charges.js";
+import { accountKeys } from "../ledger/accounts.js";
+import type { Entry } from "../ledger/journal.js";
+import { assertCovered, entriesOf } from "../ledger/journal.js";
+import { transitionOperation } from "../operations/lifecycle.js";
+import type { Operation } from "../operations/model.js";
+import { toOperationView } from "../operations/views.js";
+import type { ErrorCode } from "../shared/errors.js";
+import { invariant, isDomainError, notFound } from "../shared/errors.js";
+import { assertPositiveAmount } from "../shared/money.js";
+import type { Tx } from "../store/unit-of-work.js";
+import { findRail } from "../tenants/catalog.js";
+import { isValidIntentReference } from "../topups/intent-reference.js";
+import { topupDetailsOf } from "../topups/model.js";
+import { assertMovementAllowed, loadWalletParty } from "../wallets/movement.js";
+import type { RailPayment, SuspenseItem } from "./model.js";
+import type { SuspenseReason } from "./suspense-views.js";
+import { UNATTRIBUTED_TENANT_ID } from "./suspense-views.js";
+
+export interface RailPaymentInput {
+  railCode: string;
+  /** The reference the payer quoted (an intentReference when they typed it right). */
+  reference: string;
+  amountMinor: number;
+  currency: string;
+  /** The provider's id of the payment: the same one twice is one payment. */
+  providerReference: string;
+}
+
+export interface RailPaymentResult {
+  matched: boolean;
+  operationUid: string | null;
+  suspenseUid: string | null;
+}
+
+type Verdict =
+  | { kind: "match"; op: Operation; entries: Entry[] }
+  | { kind: "suspense"; reason: SuspenseReason; tenantId: string | null };
+
+const resultOf = (p: RailPayment): RailPaymentResult => ({
+  matched: p.operationUid !== null,
+  operationUid: p.operationUid,
+  suspenseUid: p.suspenseUid,
+});
+
+const reasonFor = (code: ErrorCode): SuspenseReason | null =>
+  code === "WalletNotActive" || code === "CustomerNotActive"
+    ? "wallet_cannot_receive"
+    : code === "MaxBalanceExceeded"
+      ? "max_balance_exceeded"
+      : code === "LimitExceeded"
+        ? "limit_exceeded"
+        : code === "InsufficientFunds"
+          ? "charges_not_covered"
+          : null;
+
+/** Runs a check that refuses with a DomainError; returns the suspense reason instead of throwing. */
+async function refusalReason(check: () => Promise<void> | void): Promise<SuspenseReason | null> {
+  try {
+    await check();
+    return null;
+  } catch (e) {
+    const reason = isDomainError(e) ? reasonFor(e.code) : null;
+    if (reason === null) throw e;
+    return reason;
+  }
+}
+
+/**
+ * Decides, reading only, whether the payment completes an intent. A match is a topup_c2b on this
+ * rail quoting the reference, still pending_provider, for the exact amount and currency, before
+ * expiresAt, whose wallet and customer can receive it within the KYC limits. The wallet's accounts
+ * are locked before the intent's state is read, so a concurrent payment or expiry is seen.
+ */
+async function evaluate(deps: CoreDeps, tx: Tx, input: RailPaymentInput, now: Date): Promise<Verdict> {
+  if (!isValidIntentReference(input.reference)) {
+    return { kind: "suspense", reason: "invalid_reference", tenantId: null };
+  }
+  const quoting = await tx.operations.findTopupsByIntentReference(input.reference);
+  const onRail = quoting.filter((o) => (o.details?.railCode ?? o.provider?.railCode) === input.railCode);
+  const found = onRail.find((o) => o.state === "pending_provider") ?? onRail[0];
+  if (!found) {
+    const other = quoting[0];
+    return other
+      ? { kind: "suspense", reason: "rail_mismatch", tenantId: other.tenantId }
+      : { kind: "suspense", reason: "unknown_reference", tenantId: null };
+  }
+  const suspense = (reason: SuspenseReason): Verdict => ({
+    kind: "suspense",
+    reason,
+    tenantId: found.tenantId,
+  });
+  if (found.state !== "pending_provider")
+    return suspense(found.state === "failed" ? "expired" : "intent_closed");
+  invariant(
+    found.expiresAt !== null && found.destinationWalletUid !== null,
+    "an intent has its expiry and wallet",
+  );
+  if (now.getTime() >= Date.parse(found.expiresAt)) return suspense("expired");
+  if (input.currency !== found.currency) return suspense("currency_mismatch");
+  if (input.amountMinor !== found.amountMinor) return suspense("amount_mismatch");
+
+  const party = await loadWalletParty(deps, tx, found.tenantId, found.destinationWalletUid);
+  const walletKey = accountKeys.wallet(party.wallet.uid);
+  const clearingKey = accountKeys.railClearing(input.railCode);
+  const balances = await tx.ledger.lockAccounts(found.currency, [
+    clearingKey,
+    walletKey,
+    accountKeys.walletHold(party.wallet.uid),
+    accountKeys.fees(found.tenantId),
+    accountKeys.tax(found.tenantId),
+  ]);
+  const op = await tx.operations.get(found.tenantId, found.uid);
+  invariant(op, "the intent still exists");
+  if (op.state !== "pending_provider") return suspense(op.state === "failed" ? "expired" : "intent_closed");
+
+  const entries = entriesOf([
+    { from: clearingKey, to: walletKey, amountMinor: op.amountMinor, label: "amount" },
+    ...chargeTransfers(op.tenantId, walletKey, topupDetailsOf(op).charges),
+  ]);
+  const refused =
+    (await refusalReason(() => assertMovementAllowed(tx, party, "inbound", op.amountMinor, now, balances))) ??
+    (await refusalReason(() => assertCovered(balances, entries, () => "InsufficientFunds")));
+  return refused ? suspense(refused) : { kind: "match", op, entries };
+}
+
+/**
+ * Operator API `POST /rails/{railCode}/payments` (real rails call it too): an inbound payment.
+ * A matching one credits the intent's wallet (clearing -> wallet, charges wallet -> fees/tax),
+ * completes the top-up with provider state confirmed and emits topup.confirmed. Anything else is
+ * not credited: it moves clearing -> suspense and opens a suspense item for reconciliation.
+ *
+ * The payment is recorded once per (railCode, providerReference) before anything is posted: a
+ * payment already reported (or racing its twin on another process) returns the first outcome and
+ * posts nothing. 404 for a rail outside the catalog.
+ */
+export async function receiveRailPayment(
+  deps: CoreDeps,
+  tx: Tx,
+  input: RailPaymentInput,
+): Promise<RailPaymentResult> {
+  assertPositiveAmount(input.amountMinor);
+  const rail = findRail(deps.catalog, input.railCode) ?? notFound("Rail");
+  const known = await tx.railPayments.get(rail.code, input.providerReference);
+  if (known) return resultOf(known);
+
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const verdict = await evaluate(deps, tx, input, now);
+  const payment: RailPayment = {
+    railCode: rail.code,
+    providerReference: input.providerReference,
+    reference: input.reference,
+    amountMinor: input.amountMinor,
+    currency: input.currency,
+    receivedAt: at,
+    operationUid: verdict.kind === "match" ? verdict.op.uid : null,
+    suspenseUid: verdict.kind === "match" ? null : deps.ids.next("suspense"),
+  };
+  if (!(await tx.railPayments.insertIfNew(payment))) {
+    const first = await tx.railPayments.get(rail.code, input.providerReference);
+    invariant(first, "a payment refused as known is stored");
+    return resultOf(first);
+  }
+
+  if (verdict.kind === "match") {
+    const { op, entries } = verdict;
+    await tx.ledger.post({
+      uid: deps.ids.next("journal"),
+      tenantId: op.tenantId,
+      operationUid: op.uid,
+      currency: op.currency,
+      kind: "topup_credit",
+      createdAt: at,
+      entries,
+    });
+    invariant(op.provider, "an intent has its provider block");
+    op.provider = {
+      ...op.provider,
+      state: "confirmed",
+      reference: input.providerReference,
+      lastUpdatedAt: at,
+    };
+    op.fundsMovedAt = at;
+    await transitionOperation(tx, op, "completed", at, "provider");
+    const tenant = await tx.tenants.get(op.tenantId);
+    invariant(tenant, "an operation's tenant exists");
+    await emitEvent(deps, tx, tenant, "topup.confirmed", op.uid, "operation", toOperationView(op), at);
+    return resultOf(payment);
+  }
+
+  invariant(payment.suspenseUid, "an unmatched payment has its suspense item");
+  const clearingKey = accountKeys.railClearing(rail.code);
+  const suspenseKey = accountKeys.suspense(rail.code);
+  await tx.ledger.lockAccounts(input.currency, [clearingKey, suspenseKey]);
+  await tx.ledger.post({
+    uid: deps.ids.next("journal"),
+    tenantId: verdict.tenantId ?? UNATTRIBUTED_TENANT_ID,
+    operationUid: null,
+    currency: input.currency,
+    kind: "payment_unmatched",
+    createdAt: at,
+    entries: entriesOf([
+      { from: clearingKey, to: suspenseKey, amountMinor: input.amountMinor, label: "amount" },
+    ]),
+  });
+  const item: SuspenseItem = {
+    uid: payment.suspenseUid,
+    railCode: rail.code,
+    tenantId: verdict.tenantId,
+    reference: input.reference,
+    amountMinor: input.amountMinor,
+    currency: input.currency,
+    providerReference: input.providerReference,
+    reason: verdict.reason,
+    status: "open",
+    createdAt: at,
+    resolvedAt: null,
+    resolution: null,
+  };
+  await tx.suspense.insert(item);
+  return resultOf(payment);
+}

@@ -1,0 +1,63 @@
+/**
+ * Expected refusals are values with a stable code; bugs throw plain Errors.
+ * The HTTP adapter owns the one exhaustive `Record<ErrorCode, status>` table.
+ */
+export const errorCodes = [
+  "InvalidRequest",
+  "NotFound",
+  "Conflict",
+  "FundingNotPositioned",
+  "InsufficientFunds",
+  "LimitExceeded",
+  "MaxBalanceExceeded",
+  "AuthorizationInsufficient",
+  "AssertionNotBoundToTransaction",
+  "UnprocessableEntity",
+  "MandateFrequencyExceeded",
+  "IdempotencyKeyReused",
+  "IdempotencyKeyInUse",
+  "WalletNotActive",
+  "CustomerNotActive",
+  "CurrencyMismatch",
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export interface ErrorDetail {
+  /** JSON path of the offending field, e.g. `identifiers[0].value`. */
+  field: string;
+  issue: string;
+}
+
+/** A refusal the caller can act on. Carries no personal data. */
+export class DomainError extends Error {
+  override readonly name = "DomainError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+  }
+}
+
+export const refuse = (code: ErrorCode, message: string, details?: ErrorDetail[]): never => {
+  throw new DomainError(code, message, details);
+};
+
+export const notFound = (what = "Resource"): never => refuse("NotFound", `${what} not found`);
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
+
+/** Programmer errors: a broken invariant is a bug, never a refusal. */
+export function invariant(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`Invariant violated: ${message}`);
+}
+
+/**
+ * The store cannot be reached (database down, pool exhausted). Adapters throw it for connection
+ * failures so the HTTP layer answers 503 instead of 500.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
+}

@@ -1,0 +1,53 @@
+import type { AssertionRepository } from "../assertions/model.js";
+import type { AuditRepository } from "../audit/model.js";
+import type {
+  AgreementRepository,
+  CustomerRepository,
+  IdentifierRepository,
+  KycVersionRepository,
+} from "../customers/repository.js";
+import type { DeliveryRepository } from "../events/delivery.js";
+import type { OutboxRepository } from "../events/model.js";
+import type { QuoteRepository } from "../fees/quote.js";
+import type { IdempotencyRepository } from "../idempotency/model.js";
+import type { LedgerRepository } from "../ledger/repository.js";
+import type { MandateRepository } from "../mandates/model.js";
+import type { OperationRepository } from "../operations/repository.js";
+import type { RailPaymentRepository, SuspenseRepository } from "../rails/model.js";
+import type { ReplayGuardRepository, TenantRepository } from "../tenants/repository.js";
+import type { WalletRepository } from "../wallets/repository.js";
+
+/** Every repository, bound to one transaction. */
+export interface Tx {
+  tenants: TenantRepository;
+  replayGuard: ReplayGuardRepository;
+  customers: CustomerRepository;
+  identifiers: IdentifierRepository;
+  agreements: AgreementRepository;
+  kycVersions: KycVersionRepository;
+  wallets: WalletRepository;
+  ledger: LedgerRepository;
+  operations: OperationRepository;
+  outbox: OutboxRepository;
+  /** Delivery state of the outbox events (webhook dispatcher, operator log). */
+  deliveries: DeliveryRepository;
+  idempotency: IdempotencyRepository;
+  audit: AuditRepository;
+  assertions: AssertionRepository;
+  mandates: MandateRepository;
+  quotes: QuoteRepository;
+  railPayments: RailPaymentRepository;
+  suspense: SuspenseRepository;
+}
+
+/**
+ * The one way to touch the store. `run` executes `work` in a single database transaction: all of
+ * it commits or none of it does. Use cases take a `Tx` and never open transactions themselves, so
+ * an adapter may coalesce several `run` calls into one commit (group commit, each in a savepoint).
+ *
+ * @example
+ *   const op = await uow.run((tx) => creditWallet(ctx, tx, input));
+ */
+export interface UnitOfWork {
+  run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,30 @@
+import type { SigningKey, Tenant } from "./model.js";
+
+export interface TenantRepository {
+  get(id: string): Promise<Tenant | null>;
+  /**
+   * The tenant, locked until the transaction ends (Postgres `FOR UPDATE`; SQLite's writer lock):
+   * read it this way before writing it back, so two concurrent operator changes cannot lose one.
+   */
+  getForUpdate(id: string): Promise<Tenant | null>;
+  list(): Promise<Tenant[]>;
+  /** Inserts or replaces the tenant row (config seeding, operator changes). */
+  upsert(t: Tenant): Promise<void>;
+  /** Tenant id owning the API key with this SHA-256 hex, or null. */
+  findByApiKeyHash(apiKeySha256: string): Promise<string | null>;
+  addApiKeyHash(tenantId: string, apiKeySha256: string): Promise<void>;
+  getSigningKey(tenantId: string, kid: string): Promise<SigningKey | null>;
+  listSigningKeys(tenantId: string): Promise<SigningKey[]>;
+  /** Inserts the key if the kid is new; an existing kid is left as it is (operator changes win). */
+  addSigningKey(k: SigningKey): Promise<void>;
+  setSigningKeyStatus(tenantId: string, kid: string, status: SigningKey["status"]): Promise<void>;
+}
+
+/**
+ * Seen request signatures, kept for 600 s. In the database so that several processes on one
+ * Postgres refuse the same replay.
+ */
+export interface ReplayGuardRepository {
+  /** Records the signature; false when it was already seen and not yet expired. */
+  remember(signature: string, now: string, expiresAt: string): Promise<boolean>;
+}

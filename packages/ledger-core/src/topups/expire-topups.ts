@@ -1,0 +1,41 @@
+import type { CoreDeps } from "../app/context.js";
+import { emitEvent } from "../events/emit.js";
+import { accountKeys } from "../ledger/accounts.js";
+import { transitionOperation } from "../operations/lifecycle.js";
+import { toOperationView } from "../operations/views.js";
+import { invariant } from "../shared/errors.js";
+import type { Tx } from "../store/unit-of-work.js";
+
+/** Most intents one run may expire; the scheduler runs again for the rest. */
+export const EXPIRE_TOPUPS_LIMIT_MAX = 1000;
+
+/**
+ * Job expire-topups: intents still pending_provider whose expiresAt <= asOf become failed, with
+ * provider state failed (the provider will not pay against them any more) and event topup.expired.
+ * Idempotent: an intent already completed or failed is skipped. Returns how many expired.
+ *
+ * A payment racing the expiry: both take the wallet's account lock before reading the intent, so
+ * whichever commits first wins and the other sees its outcome (a later payment goes to suspense).
+ */
+export async function expireTopups(deps: CoreDeps, tx: Tx, asOfIso: string, limit: number): Promise<number> {
+  invariant(Number.isSafeInteger(limit) && limit >= 1 && limit <= EXPIRE_TOPUPS_LIMIT_MAX, "a bounded batch");
+  const asOf = Date.parse(asOfIso);
+  invariant(!Number.isNaN(asOf), "asOf is an ISO timestamp");
+  let expired = 0;
+  for (const due of await tx.operations.listExpiredTopups(asOfIso, limit)) {
+    invariant(due.destinationWalletUid, "an intent names its wallet");
+    await tx.ledger.lockAccounts(due.currency, [accountKeys.wallet(due.destinationWalletUid)]);
+    const op = await tx.operations.get(due.tenantId, due.uid);
+    if (op?.state !== "pending_provider" || op.expiresAt === null || Date.parse(op.expiresAt) > asOf) {
+      continue;
+    }
+    const tenant = await tx.tenants.get(op.tenantId);
+    invariant(tenant, "an operation's tenant exists");
+    const at = deps.clock.now().toISOString();
+    if (op.provider) op.provider = { ...op.provider, state: "failed", lastUpdatedAt: at };
+    await transitionOperation(tx, op, "failed", at, "system");
+    await emitEvent(deps, tx, tenant, "topup.expired", op.uid, "operation", toOperationView(op), at);
+    expired++;
+  }
+  return expired;
+}

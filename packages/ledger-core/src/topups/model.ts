@@ -1,0 +1,26 @@
+import type { FeeBreakdownLine } from "../fees/fee-engine.js";
+import type { Operation } from "../operations/model.js";
+import { invariant } from "../shared/errors.js";
+
+/** Default intent lifetime when neither the request nor the rail sets one (spec, Limits). */
+export const DEFAULT_INTENT_LIFETIME_SECONDS = 3600;
+export const INTENT_LIFETIME_SECONDS_MIN = 60;
+export const INTENT_LIFETIME_SECONDS_MAX = 86_400;
+
+/**
+ * What a top-up keeps in `Operation.details`: `railCode` and `payerInstructions` are projected by
+ * `toOperationView`; the charges (a topup_c2b fee schedule, if any) are fixed when the intent is
+ * issued and taken when the payment matches.
+ */
+export interface TopupDetails {
+  railCode: string;
+  payerInstructions: string | null;
+  charges: FeeBreakdownLine[];
+}
+
+export function topupDetailsOf(op: Operation): TopupDetails {
+  invariant(op.type === "topup_c2b", "top-up details belong to top-ups");
+  const d = op.details as Partial<TopupDetails> | null;
+  invariant(d && typeof d.railCode === "string", "a top-up keeps its rail");
+  return { railCode: d.railCode, payerInstructions: d.payerInstructions ?? null, charges: d.charges ?? [] };
+}

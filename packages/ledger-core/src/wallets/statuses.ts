@@ -1,0 +1,78 @@
+import type { CoreDeps } from "../app/context.js";
+import type { CustomerStatus } from "../customers/model.js";
+import { emitEvent } from "../events/emit.js";
+import { notFound } from "../shared/errors.js";
+import type { Tx } from "../store/unit-of-work.js";
+import type { Tenant } from "../tenants/model.js";
+import type { Wallet, WalletStatus } from "./model.js";
+
+/** Wallet statuses that fire wallet.status_changed (spec: blocked, frozen, dormant, closed). */
+const walletEventStatuses: readonly WalletStatus[] = [
+  "debit_blocked",
+  "credit_blocked",
+  "frozen",
+  "dormant",
+  "closed",
+];
+/** Customer statuses that fire customer.status_changed (spec: restricted, suspended, closed). */
+const customerEventStatuses: readonly CustomerStatus[] = ["restricted", "suspended", "closed"];
+
+export async function setWalletStatus(
+  deps: CoreDeps,
+  tx: Tx,
+  tenant: Tenant,
+  wallet: Wallet,
+  status: WalletStatus,
+  at: string,
+): Promise<Wallet> {
+  if (wallet.status === status) return wallet;
+  await tx.wallets.setStatus(tenant.id, wallet.uid, status);
+  if (walletEventStatuses.includes(status)) {
+    await emitEvent(
+      deps,
+      tx,
+      tenant,
+      "wallet.status_changed",
+      wallet.uid,
+      "wallet",
+      { uid: wallet.uid, customerUid: wallet.customerUid, status },
+      at,
+    );
+  }
+  return { ...wallet, status };
+}
+
+/** Operator: PATCH /admin/wallets/{uid}. */
+export async function changeWalletStatus(deps: CoreDeps, tx: Tx, walletUid: string, status: WalletStatus) {
+  const wallet = (await tx.wallets.getAny(walletUid)) ?? notFound("Wallet");
+  const tenant = (await tx.tenants.get(wallet.tenantId)) ?? notFound("Tenant");
+  const updated = await setWalletStatus(deps, tx, tenant, wallet, status, deps.clock.now().toISOString());
+  return { uid: updated.uid, customerUid: updated.customerUid, status: updated.status };
+}
+
+/** Operator: PATCH /admin/customers/{uid}. */
+export async function changeCustomerStatus(
+  deps: CoreDeps,
+  tx: Tx,
+  customerUid: string,
+  status: CustomerStatus,
+) {
+  const customer = (await tx.customers.getAny(customerUid)) ?? notFound("Customer");
+  const tenant = (await tx.tenants.get(customer.tenantId)) ?? notFound("Tenant");
+  if (customer.status !== status) {
+    await tx.customers.setStatus(tenant.id, customer.uid, status);
+    if (customerEventStatuses.includes(status)) {
+      await emitEvent(
+        deps,
+        tx,
+        tenant,
+        "customer.status_changed",
+        customer.uid,
+        "customer",
+        { uid: customer.uid, status },
+        deps.clock.now().toISOString(),
+      );
+    }
+  }
+  return { uid: customer.uid, status };
+}

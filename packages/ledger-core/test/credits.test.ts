@@ -1,0 +1,240 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { DomainError, Tenant } from "../src/index.js";
+import {
+  creditWallet,
+  fundPrefund,
+  getOperationDetail,
+  getTrialBalance,
+  getWalletBalance,
+  onboardCustomer,
+} from "../src/index.js";
+import { createCore, onboardingInput, tenantFixture } from "./support/core.js";
+
+const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
+  try {
+    await p;
+  } catch (e) {
+    return e as DomainError;
+  }
+  throw new Error("expected a refusal");
+};
+
+describe("wallet credits", () => {
+  let core: ReturnType<typeof createCore>;
+  let acme: Tenant;
+  let walletUid: string;
+
+  beforeEach(async () => {
+    core = createCore();
+    acme = tenantFixture("acme");
+    await core.run((tx) => tx.tenants.upsert(acme));
+    await core.run((tx) => tx.tenants.upsert(tenantFixture("other")));
+    await core.run((tx) =>
+      fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 50_000_000, currency: "KES" }),
+    );
+    const customer = await core.run((tx) =>
+      onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput()),
+    );
+    walletUid = customer.walletUid;
+  });
+
+  const credit = (amountMinor: number, clientReference: string, tenant = acme) =>
+    core.run((tx) =>
+      creditWallet(core.deps, core.ctxFor(tenant), tx, {
+        walletUid,
+        amountMinor,
+        currency: "KES",
+        clientReference,
+      }),
+    );
+
+  it("moves money from the prefund to the wallet and completes at once", async () => {
+    const op = await credit(12_345, "cr-1");
+    expect(op).toMatchObject({
+      type: "wallet_credit",
+      state: "completed",
+      amountMinor: 12_345,
+      feeMinor: 0,
+      taxMinor: 0,
+      currency: "KES",
+    });
+    expect(op.completedAt).not.toBeNull();
+    expect(op.links.self).toBe(`/api/v1/tenant/operations/${op.uid}`);
+    const balance = await core.run((tx) => getWalletBalance(core.deps, core.ctxFor(acme), tx, walletUid));
+    expect(balance).toMatchObject({
+      currentMinor: 12_345,
+      heldMinor: 0,
+      availableMinor: 12_345,
+      status: "active",
+    });
+    const detail = await core.run((tx) => getOperationDetail(core.deps, core.ctxFor(acme), tx, op.uid));
+    expect(detail.timeline.map((t) => [t.sequenceNo, t.fromState, t.toState])).toEqual([
+      [0, null, "created"],
+      [1, "created", "completed"],
+    ]);
+    expect(detail.provider).toBeNull();
+    const tb = await core.run((tx) => getTrialBalance(tx));
+    expect(tb.balanced).toBe(true);
+    expect(core.store.state.accounts.get("tenant:acme:prefund/KES")?.balance).toBe(50_000_000 - 12_345);
+  });
+
+  it("writes wallet_credit.completed with the operation projection to the outbox", async () => {
+    const op = await credit(100, "cr-ev");
+    const events = core.store.state.outbox.filter((e) => e.type === "wallet_credit.completed");
+    expect(events).toHaveLength(1);
+    const body = JSON.parse(events[0]!.body);
+    expect(body).toMatchObject({
+      type: "wallet_credit.completed",
+      dedupKey: `${op.uid}:wallet_credit.completed:1`,
+      apiVersion: "v1",
+    });
+    expect(body.data.operation).toEqual(op);
+  });
+
+  it("writes no event when the tenant's webhook filter excludes it", async () => {
+    acme = { ...acme, webhook: { ...acme.webhook, events: ["payout.failed"] } };
+    await credit(100, "cr-filtered");
+    expect(core.store.state.outbox.some((e) => e.type === "wallet_credit.completed")).toBe(false);
+  });
+
+  it("refuses FundingNotPositioned when the prefund cannot cover it, moving nothing", async () => {
+    await core.run((tx) =>
+      fundPrefund(core.deps, tx, { tenantId: "other", amountMinor: 5, currency: "KES" }),
+    );
+    const other = tenantFixture("other");
+    const c2 = await core.run((tx) => onboardCustomer(core.deps, core.ctxFor(other), tx, onboardingInput()));
+    const e = await refusal(
+      core.run((tx) =>
+        creditWallet(core.deps, core.ctxFor(other), tx, {
+          walletUid: c2.walletUid,
+          amountMinor: 6,
+          currency: "KES",
+          clientReference: "x",
+        }),
+      ),
+    );
+    expect(e.code).toBe("FundingNotPositioned");
+    expect(core.store.state.accounts.get(`wallet:${c2.walletUid}/KES`)?.balance ?? 0).toBe(0);
+    expect([...core.store.state.operations.values()].filter((o) => o.tenantId === "other")).toHaveLength(0);
+  });
+
+  it("refuses a credit beyond the KYC level's maximum balance", async () => {
+    await credit(5_000_000, "cr-a");
+    await credit(4_000_000, "cr-a2");
+    const e = await refusal(credit(1_000_001, "cr-b"));
+    expect(e.code).toBe("MaxBalanceExceeded");
+    await credit(1_000_000, "cr-c"); // exactly the maximum is allowed
+  });
+
+  it("refuses a credit above the single transaction limit", async () => {
+    expect((await refusal(credit(7_000_001, "big"))).code).toBe("LimitExceeded");
+  });
+
+  it("refuses a reused clientReference with Conflict", async () => {
+    await credit(10, "dup");
+    expect((await refusal(credit(10, "dup"))).code).toBe("Conflict");
+  });
+
+  it("treats another tenant's wallet as nonexistent", async () => {
+    const e = await refusal(credit(10, "cr-x", tenantFixture("other")));
+    expect(e.code).toBe("NotFound");
+  });
+
+  it("refuses another currency and a blocked wallet", async () => {
+    const e1 = await refusal(
+      core.run((tx) =>
+        creditWallet(core.deps, core.ctxFor(acme), tx, {
+          walletUid,
+          amountMinor: 1,
+          currency: "USD",
+          clientReference: "c",
+        }),
+      ),
+    );
+    expect(e1.code).toBe("CurrencyMismatch");
+    await core.run((tx) => tx.wallets.setStatus("acme", walletUid, "credit_blocked"));
+    expect((await refusal(credit(1, "blocked"))).code).toBe("WalletNotActive");
+    await core.run((tx) => tx.wallets.setStatus("acme", walletUid, "debit_blocked"));
+    await credit(1, "debit-blocked-can-receive");
+  });
+
+  it("refuses amounts outside 1..2^53-1 even without the HTTP schema", async () => {
+    for (const bad of [0, -1, 1.5, 2 ** 53])
+      expect((await refusal(credit(bad, `bad-${bad}`))).code).toBe("InvalidRequest");
+  });
+});
+
+describe("wallet credits with a fee schedule", () => {
+  it("charges the wallet_credit schedule, itemized, exactly as quoted (property)", async () => {
+    const fc = (await import("fast-check")).default;
+    const { quoteFees } = await import("../src/index.js");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 5_000 }),
+        fc.integer({ min: 0, max: 500 }),
+        fc.integer({ min: 0, max: 2_000 }),
+        fc.integer({ min: 10_000, max: 5_000_000 }),
+        async (flat, pctBps, vatBps, amount) => {
+          const core = createCore();
+          core.deps.catalog = {
+            ...core.deps.catalog,
+            feeSchedules: [
+              {
+                ruleCode: "credit_fee",
+                versionNo: 1,
+                operationType: "wallet_credit",
+                railCode: null,
+                currency: "KES",
+                components: [
+                  { label: "Service fee", type: "flat", amountMinor: flat, refundable: false },
+                  { label: "Levy", type: "percentage", rateBps: pctBps, refundable: false },
+                  {
+                    label: "VAT",
+                    type: "vat",
+                    rateBps: vatBps,
+                    appliesToLabel: "Service fee",
+                    refundable: false,
+                  },
+                ],
+              },
+            ],
+          };
+          const acme = tenantFixture("acme");
+          await core.run((tx) => tx.tenants.upsert(acme));
+          await core.run((tx) =>
+            fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 50_000_000, currency: "KES" }),
+          );
+          const { walletUid } = await core.run((tx) =>
+            onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput()),
+          );
+          const quote = await core.run((tx) =>
+            quoteFees(core.deps, core.ctxFor(acme), tx, {
+              operationType: "wallet_credit",
+              walletUid,
+              amountMinor: amount,
+              currency: "KES",
+            }),
+          );
+          const op = await core.run((tx) =>
+            creditWallet(core.deps, core.ctxFor(acme), tx, {
+              walletUid,
+              amountMinor: amount,
+              currency: "KES",
+              clientReference: "c",
+            }),
+          );
+          expect([op.feeMinor, op.taxMinor]).toEqual([quote.feeMinor, quote.taxMinor]);
+          expect(quote.totalMinor).toBe(amount + quote.feeMinor + quote.taxMinor);
+          const balance = await core.run((tx) =>
+            getWalletBalance(core.deps, core.ctxFor(acme), tx, walletUid),
+          );
+          expect(balance.availableMinor).toBe(amount - quote.feeMinor - quote.taxMinor);
+          expect(core.store.state.accounts.get("fees:acme/KES")?.balance ?? 0).toBe(quote.feeMinor);
+          expect(core.store.state.accounts.get("tax:acme/KES")?.balance ?? 0).toBe(quote.taxMinor);
+          expect((await core.run((tx) => getTrialBalance(tx))).balanced).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});

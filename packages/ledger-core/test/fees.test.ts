@@ -1,0 +1,137 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Catalog, FeeSchedule } from "../src/index.js";
+import { chargesFor, computeCharges, selectFeeSchedule } from "../src/index.js";
+
+const payoutStd: FeeSchedule = {
+  ruleCode: "payout_std",
+  versionNo: 1,
+  operationType: "payout_b2c",
+  railCode: null,
+  currency: "KES",
+  components: [
+    { label: "Transfer fee", type: "flat", amountMinor: 2500, refundable: true },
+    { label: "Levy", type: "percentage", rateBps: 150, refundable: false },
+    { label: "VAT", type: "vat", rateBps: 1600, appliesToLabel: "Transfer fee", refundable: true },
+  ],
+};
+const catalog: Catalog = {
+  kycLevels: [],
+  walletProfiles: [],
+  rails: [],
+  beneficiaries: [],
+  feeSchedules: [
+    payoutStd,
+    {
+      ...payoutStd,
+      versionNo: 2,
+      components: [{ label: "Transfer fee", type: "flat", amountMinor: 3000, refundable: true }],
+    },
+    {
+      ...payoutStd,
+      ruleCode: "payout_mobile",
+      railCode: "sandbox_mobile",
+      versionNo: 1,
+      components: [{ label: "Mobile fee", type: "flat", amountMinor: 100, refundable: false }],
+    },
+  ],
+};
+
+describe("fee engine", () => {
+  it("computes the DESIGN example: flat + levy as fee, VAT on the flat component as tax", () => {
+    const c = computeCharges(payoutStd, 1_000_000);
+    expect(c).toMatchObject({
+      feeMinor: 17_500,
+      taxMinor: 400,
+      totalMinor: 1_017_900,
+      schedule: { ruleCode: "payout_std", versionNo: 1 },
+    });
+    expect(c.breakdown).toEqual([
+      { label: "Transfer fee", type: "flat", amountMinor: 2500, refundable: true, appliesToLabel: null },
+      { label: "Levy", type: "percentage", amountMinor: 15_000, refundable: false, appliesToLabel: null },
+      { label: "VAT", type: "vat", amountMinor: 400, refundable: true, appliesToLabel: "Transfer fee" },
+    ]);
+  });
+
+  it("lists a component that rounds to zero as 0", () => {
+    const c = computeCharges(payoutStd, 33); // 1.5% of 33 = 0.495 -> 0
+    expect(c.breakdown.find((l) => l.label === "Levy")?.amountMinor).toBe(0);
+  });
+
+  it("rounds half up", () => {
+    expect(computeCharges(payoutStd, 100).breakdown[1]!.amountMinor).toBe(2); // 1.5 -> 2
+  });
+
+  it("prefers the rail-specific schedule, then the highest version of the generic one", () => {
+    expect(selectFeeSchedule(catalog, "payout_b2c", "KES", "sandbox_mobile")?.ruleCode).toBe("payout_mobile");
+    expect(selectFeeSchedule(catalog, "payout_b2c", "KES", "other_rail")?.versionNo).toBe(2);
+    expect(selectFeeSchedule(catalog, "payout_b2c", "KES", null)?.versionNo).toBe(2);
+    expect(selectFeeSchedule(catalog, "payout_b2c", "USD", null)).toBeNull();
+    expect(chargesFor(catalog, "wallet_credit", "KES", null, 10)).toMatchObject({
+      feeMinor: 0,
+      taxMinor: 0,
+      totalMinor: 10,
+      schedule: null,
+      breakdown: [],
+    });
+  });
+
+  it("VAT on the amount when appliesToLabel is null", () => {
+    const s: FeeSchedule = {
+      ...payoutStd,
+      components: [{ label: "VAT", type: "vat", rateBps: 1600, appliesToLabel: null, refundable: false }],
+    };
+    expect(computeCharges(s, 1000)).toMatchObject({ feeMinor: 0, taxMinor: 160, totalMinor: 1160 });
+  });
+
+  const scheduleArb: fc.Arbitrary<FeeSchedule> = fc
+    .tuple(
+      fc.integer({ min: 0, max: 100_000 }),
+      fc.integer({ min: 0, max: 5_000 }),
+      fc.integer({ min: 0, max: 3_000 }),
+      fc.boolean(),
+    )
+    .map(([flat, pct, vat, onAmount]) => ({
+      ...payoutStd,
+      components: [
+        { label: "Flat", type: "flat", amountMinor: flat, refundable: true },
+        { label: "Pct", type: "percentage", rateBps: pct, refundable: false },
+        {
+          label: "Tax",
+          type: "vat",
+          rateBps: vat,
+          appliesToLabel: onAmount ? null : "Pct",
+          refundable: true,
+        },
+      ],
+    }));
+
+  it("total = amount + fee + tax, and the breakdown sums to fee + tax (property)", () => {
+    fc.assert(
+      fc.property(scheduleArb, fc.integer({ min: 1, max: 1e12 }), (s, amount) => {
+        const c = computeCharges(s, amount);
+        expect(c.totalMinor).toBe(amount + c.feeMinor + c.taxMinor);
+        expect(c.breakdown.reduce((sum, l) => sum + l.amountMinor, 0)).toBe(c.feeMinor + c.taxMinor);
+        expect(c.breakdown.every((l) => Number.isSafeInteger(l.amountMinor) && l.amountMinor >= 0)).toBe(
+          true,
+        );
+      }),
+    );
+  });
+
+  it("fee and tax are monotonic in the amount (property)", () => {
+    fc.assert(
+      fc.property(
+        scheduleArb,
+        fc.integer({ min: 1, max: 1e12 }),
+        fc.integer({ min: 0, max: 1e9 }),
+        (s, a, extra) => {
+          const lo = computeCharges(s, a);
+          const hi = computeCharges(s, a + extra);
+          expect(hi.feeMinor).toBeGreaterThanOrEqual(lo.feeMinor);
+          expect(hi.taxMinor).toBeGreaterThanOrEqual(lo.taxMinor);
+        },
+      ),
+    );
+  });
+});

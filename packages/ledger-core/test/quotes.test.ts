@@ -1,0 +1,106 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { DomainError, Tenant } from "../src/index.js";
+import { onboardCustomer, quoteFees } from "../src/index.js";
+import { createCore, onboardingInput, tenantFixture } from "./support/core.js";
+
+const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
+  try {
+    await p;
+  } catch (e) {
+    return e as DomainError;
+  }
+  throw new Error("expected a refusal");
+};
+
+describe("fee quotes", () => {
+  let core: ReturnType<typeof createCore>;
+  let acme: Tenant;
+  let walletUid: string;
+
+  beforeEach(async () => {
+    core = createCore();
+    core.deps.catalog = {
+      ...core.deps.catalog,
+      rails: [
+        {
+          code: "sandbox_mobile",
+          kind: "sandbox",
+          currency: "KES",
+          status: "active",
+          payouts: true,
+          payins: true,
+          intentLifetimeSeconds: 3600,
+          payerInstructions: null,
+        },
+      ],
+      feeSchedules: [
+        {
+          ruleCode: "payout_std",
+          versionNo: 1,
+          operationType: "payout_b2c",
+          railCode: null,
+          currency: "KES",
+          components: [
+            { label: "Transfer fee", type: "flat", amountMinor: 2500, refundable: true },
+            { label: "Levy", type: "percentage", rateBps: 150, refundable: false },
+            { label: "VAT", type: "vat", rateBps: 1600, appliesToLabel: "Transfer fee", refundable: true },
+          ],
+        },
+      ],
+    };
+    acme = tenantFixture("acme", { approvedRails: ["sandbox_mobile"] });
+    await core.run((tx) => tx.tenants.upsert(acme));
+    walletUid = (await core.run((tx) => onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput())))
+      .walletUid;
+  });
+
+  const quote = (input: Record<string, unknown>, tenant = acme) =>
+    core.run((tx) =>
+      quoteFees(core.deps, core.ctxFor(tenant), tx, {
+        walletUid,
+        amountMinor: 1_000_000,
+        currency: "KES",
+        operationType: "payout_b2c",
+        ...input,
+      } as never),
+    );
+
+  it("quotes a payout with its breakdown, rule version and five-minute validity, and stores it", async () => {
+    const q = await quote({ railCode: "sandbox_mobile" });
+    expect(q).toMatchObject({
+      operationType: "payout_b2c",
+      amountMinor: 1_000_000,
+      feeMinor: 17_500,
+      taxMinor: 400,
+      totalMinor: 1_017_900,
+      ruleVersion: { uid: "fsv_payout_std_1", ruleCode: "payout_std", versionNo: 1 },
+      railCode: "sandbox_mobile",
+    });
+    expect(q.quoteId).toMatch(/^quo_/);
+    expect(Date.parse(q.validUntil) - Date.parse(core.store.state.quotes.get(q.quoteId)!.createdAt)).toBe(
+      300_000,
+    );
+    expect(core.store.state.operations.size).toBe(0);
+    expect(core.store.state.journals).toHaveLength(0);
+  });
+
+  it("quotes zero fees with a null rule version when no schedule applies", async () => {
+    const q = await quote({ operationType: "wallet_credit" });
+    expect(q).toMatchObject({
+      feeMinor: 0,
+      taxMinor: 0,
+      totalMinor: 1_000_000,
+      breakdown: [],
+      ruleVersion: null,
+      railCode: null,
+    });
+  });
+
+  it("refuses the unquotable types with 422 and another tenant's wallet with 404", async () => {
+    for (const t of ["hold", "wallet_transfer", "ledger_adjustment"])
+      expect((await refusal(quote({ operationType: t }))).code).toBe("UnprocessableEntity");
+    expect((await refusal(quote({}, tenantFixture("other")))).code).toBe("NotFound");
+    expect((await refusal(quote({ currency: "USD" }))).code).toBe("CurrencyMismatch");
+    expect((await refusal(quote({ railCode: "unknown_rail" }))).code).toBe("UnprocessableEntity");
+  });
+});
