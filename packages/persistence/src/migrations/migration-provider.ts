@@ -1,0 +1,17 @@
+import type { Migration, MigrationProvider } from "kysely";
+import type { SqlDialect } from "../shared/sql-dialect.js";
+import { initialMigration } from "./0001-initial.js";
+
+/**
+ * Every migration, held in code rather than scanned from a folder, so the compiled package runs
+ * from `dist/` or a bundle. Names sort in the order they run; never rename or edit a shipped one.
+ */
+export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
+  return {
+    "0001-initial": initialMigration(dialect),
+  };
+}
+
+export function inCodeMigrationProvider(dialect: SqlDialect): MigrationProvider {
+  return { getMigrations: async () => migrationsFor(dialect) };
+}

@@ -1,0 +1,52 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import type { GroupCommitOptions } from "../group-commit/group-commit.js";
+import type { Database } from "../schema/database.js";
+import { createSqlStore, type Store } from "../store.js";
+import { exactIntegerTypes } from "./exact-integer-types.js";
+
+export interface PostgresStoreOptions {
+  connectionString: string;
+  /** Connections in the pool; default 10. */
+  poolSize?: number;
+  /** Longest a statement (lock waits included) may run; default 30 s. */
+  statementTimeoutMs?: number;
+  /** Longest a caller waits for a pooled connection; default 10 s. */
+  connectTimeoutMs?: number;
+  /**
+   * Group commit (off by default): concurrent units of work share one transaction, each in its
+   * own savepoint. Row locks are taken per savepoint inside that transaction, so two units of
+   * work of one batch touching the same wallet simply run one after the other.
+   */
+  groupCommit?: GroupCommitOptions | false;
+}
+
+/**
+ * The shared store for several server processes. READ COMMITTED; balances are serialized by
+ * `SELECT ... FOR UPDATE` on the account rows, taken in key order.
+ */
+export function createPostgresStore({
+  connectionString,
+  poolSize = 10,
+  statementTimeoutMs = 30_000,
+  connectTimeoutMs = 10_000,
+  groupCommit = false,
+}: PostgresStoreOptions): Store {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    types: exactIntegerTypes,
+    connectionTimeoutMillis: connectTimeoutMs,
+    statement_timeout: statementTimeoutMs,
+    // A transaction left open by a crashed caller must not hold row locks for ever.
+    idle_in_transaction_session_timeout: 60_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // A client losing its connection (server restart, admin shutdown) emits "error", idle or checked
+  // out; unheard, that event would crash the process. The failure still reaches the caller as the
+  // rejection of its query (a StoreUnavailableError), and the pool replaces the dead client.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return createSqlStore({ dialect: "postgres", db, isolation: "read committed", groupCommit });
+}

@@ -1,0 +1,57 @@
+import type { AssertionRepository } from "@wallet/ledger-core";
+import type { SqlContext } from "./sql-context.js";
+
+/** Uses whose assertion expired are purged on every Nth record, at most this many at a time. */
+export const ASSERTION_PURGE_EVERY = 1000;
+export const ASSERTION_PURGE_MAX_ROWS = 1000;
+
+export function sqlAssertionRepository({ trx, housekeeping }: SqlContext): AssertionRepository {
+  return {
+    async findLive(tenantId, sourceReference, nowIso) {
+      const row = await trx
+        .selectFrom("assertion_uses")
+        .select(["tenant_id", "source_reference", "customer_uid", "expires_at", "recorded_at"])
+        .where("tenant_id", "=", tenantId)
+        .where("source_reference", "=", sourceReference)
+        .where("expires_at", ">", nowIso)
+        .orderBy("ordinal", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      return row
+        ? {
+            tenantId: row.tenant_id,
+            sourceReference: row.source_reference,
+            customerUid: row.customer_uid,
+            expiresAt: row.expires_at,
+            recordedAt: row.recorded_at,
+          }
+        : null;
+    },
+    async record(use) {
+      housekeeping.assertionRecords = (housekeeping.assertionRecords + 1) % ASSERTION_PURGE_EVERY;
+      if (housekeeping.assertionRecords === 0) {
+        // An expired use can never be live again: it only costs space.
+        await trx
+          .deleteFrom("assertion_uses")
+          .where("ordinal", "in", (qb) =>
+            qb
+              .selectFrom("assertion_uses")
+              .select("ordinal")
+              .where("expires_at", "<=", use.recordedAt)
+              .limit(ASSERTION_PURGE_MAX_ROWS),
+          )
+          .execute();
+      }
+      await trx
+        .insertInto("assertion_uses")
+        .values({
+          tenant_id: use.tenantId,
+          source_reference: use.sourceReference,
+          customer_uid: use.customerUid,
+          expires_at: use.expiresAt,
+          recorded_at: use.recordedAt,
+        })
+        .execute();
+    },
+  };
+}

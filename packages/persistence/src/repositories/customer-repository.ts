@@ -1,0 +1,349 @@
+import type {
+  Agreement,
+  AgreementRepository,
+  Customer,
+  CustomerRepository,
+  Identifier,
+  IdentifierRepository,
+  KycVersion,
+  KycVersionRepository,
+} from "@wallet/ledger-core";
+import { type Selectable, sql } from "kysely";
+import type {
+  AgreementsTable,
+  CustomersTable,
+  IdentifiersTable,
+  KycVersionsTable,
+} from "../schema/database.js";
+import { fromJsonOrNull, toJsonOrNull } from "../shared/json-column.js";
+import { conflictError, conflictIndexes, isUniqueViolationOf } from "../shared/store-errors.js";
+import { affected, guarded, type SqlContext } from "./sql-context.js";
+
+export function sqlCustomerRepository({ trx }: SqlContext): CustomerRepository {
+  return {
+    async insert(c) {
+      await trx
+        .insertInto("customers")
+        .values({
+          uid: c.uid,
+          tenant_id: c.tenantId,
+          status: c.status,
+          customer_type: c.customerType,
+          display_name: c.displayName,
+          date_of_birth: c.dateOfBirth,
+          region_code: c.regionCode,
+          preferred_locale: c.preferredLocale,
+          client_reference: c.clientReference,
+          metadata: toJsonOrNull(c.metadata),
+          created_at: c.createdAt,
+        })
+        .execute();
+    },
+    async get(tenantId, uid) {
+      const row = await trx
+        .selectFrom("customers")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("uid", "=", uid)
+        .executeTakeFirst();
+      return row ? toCustomer(row) : null;
+    },
+    async getAny(uid) {
+      const row = await trx.selectFrom("customers").selectAll().where("uid", "=", uid).executeTakeFirst();
+      return row ? toCustomer(row) : null;
+    },
+    async setStatus(tenantId, uid, status) {
+      await trx
+        .updateTable("customers")
+        .set({ status })
+        .where("tenant_id", "=", tenantId)
+        .where("uid", "=", uid)
+        .execute();
+    },
+  };
+}
+
+export function sqlIdentifierRepository(ctx: SqlContext): IdentifierRepository {
+  const { trx } = ctx;
+  const index = conflictIndexes.verifiedBlindIndex;
+  return {
+    async insert(i) {
+      // ON CONFLICT keeps a Postgres transaction usable after the duplicate, and waits for a
+      // concurrent inserter of the same value to finish before deciding.
+      const result = await trx
+        .insertInto("identifiers")
+        .values(fromIdentifier(i))
+        .onConflict((oc) =>
+          oc
+            .columns(["tenant_id", "blind_index"])
+            .where(sql<boolean>`verification_status = 'verified'`)
+            .doNothing(),
+        )
+        .executeTakeFirst();
+      if (affected(result) !== 1) throw conflictError(index);
+    },
+    async update(i) {
+      const {
+        uid: _uid,
+        tenant_id: _tenant,
+        customer_uid: _customer,
+        created_at: _created,
+        ...changes
+      } = fromIdentifier(i);
+      try {
+        await guarded(ctx, "identifier_update", () =>
+          trx
+            .updateTable("identifiers")
+            .set(changes)
+            .where("tenant_id", "=", i.tenantId)
+            .where("uid", "=", i.uid)
+            .execute(),
+        );
+      } catch (e) {
+        if (isUniqueViolationOf(e, index)) throw conflictError(index);
+        throw e;
+      }
+    },
+    async get(tenantId, uid) {
+      const row = await trx
+        .selectFrom("identifiers")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("uid", "=", uid)
+        .executeTakeFirst();
+      return row ? toIdentifier(row) : null;
+    },
+    async listByCustomer(tenantId, customerUid) {
+      const rows = await trx
+        .selectFrom("identifiers")
+        .selectAll()
+        .where("customer_uid", "=", customerUid)
+        .where("tenant_id", "=", tenantId)
+        .orderBy("created_at")
+        .orderBy("uid")
+        .execute();
+      return rows.map(toIdentifier);
+    },
+    async findVerifiedByBlindIndex(tenantId, blindIndex, exceptUid) {
+      let q = trx
+        .selectFrom("identifiers")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("blind_index", "=", blindIndex)
+        .where("verification_status", "=", "verified");
+      if (exceptUid !== undefined) q = q.where("uid", "<>", exceptUid);
+      const row = await q.orderBy("created_at").orderBy("uid").executeTakeFirst();
+      return row ? toIdentifier(row) : null;
+    },
+  };
+}
+
+export function sqlAgreementRepository({ trx }: SqlContext): AgreementRepository {
+  return {
+    async insert(a) {
+      await trx
+        .insertInto("agreements")
+        .values({
+          uid: a.uid,
+          tenant_id: a.tenantId,
+          customer_uid: a.customerUid,
+          agreement_type: a.agreementType,
+          document_type: a.documentType,
+          document_version: a.documentVersion,
+          document_uri: a.documentUri,
+          document_hash: a.documentHash,
+          status: a.status,
+          accepted_at: a.acceptedAt,
+          accepted_channel: a.acceptedChannel,
+          evidence_hash: a.evidenceHash,
+          created_at: a.createdAt,
+        })
+        .execute();
+    },
+    async get(tenantId, uid) {
+      const row = await trx
+        .selectFrom("agreements")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("uid", "=", uid)
+        .executeTakeFirst();
+      return row ? toAgreement(row) : null;
+    },
+    async setStatus(tenantId, uid, status) {
+      await trx
+        .updateTable("agreements")
+        .set({ status })
+        .where("tenant_id", "=", tenantId)
+        .where("uid", "=", uid)
+        .execute();
+    },
+    async listByCustomer(tenantId, customerUid) {
+      const rows = await trx
+        .selectFrom("agreements")
+        .selectAll()
+        .where("customer_uid", "=", customerUid)
+        .where("tenant_id", "=", tenantId)
+        .orderBy("created_at")
+        .orderBy("uid")
+        .execute();
+      return rows.map(toAgreement);
+    },
+  };
+}
+
+export function sqlKycVersionRepository({ trx }: SqlContext): KycVersionRepository {
+  return {
+    async insert(v) {
+      await trx.insertInto("kyc_versions").values(fromKycVersion(v)).execute();
+    },
+    async update(v) {
+      const {
+        uid: _uid,
+        tenant_id: _tenant,
+        customer_uid: _customer,
+        created_at: _created,
+        ...changes
+      } = fromKycVersion(v);
+      await trx
+        .updateTable("kyc_versions")
+        .set(changes)
+        .where("tenant_id", "=", v.tenantId)
+        .where("uid", "=", v.uid)
+        .execute();
+    },
+    async get(tenantId, uid) {
+      const row = await trx
+        .selectFrom("kyc_versions")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("uid", "=", uid)
+        .executeTakeFirst();
+      return row ? toKycVersion(row) : null;
+    },
+    async getAny(uid) {
+      const row = await trx.selectFrom("kyc_versions").selectAll().where("uid", "=", uid).executeTakeFirst();
+      return row ? toKycVersion(row) : null;
+    },
+    async listByCustomer(tenantId, customerUid) {
+      const rows = await trx
+        .selectFrom("kyc_versions")
+        .selectAll()
+        .where("customer_uid", "=", customerUid)
+        .where("tenant_id", "=", tenantId)
+        .orderBy("created_at")
+        .orderBy("uid")
+        .execute();
+      return rows.map(toKycVersion);
+    },
+  };
+}
+
+function toCustomer(r: Selectable<CustomersTable>): Customer {
+  return {
+    uid: r.uid,
+    tenantId: r.tenant_id,
+    status: r.status as Customer["status"],
+    customerType: r.customer_type as Customer["customerType"],
+    displayName: r.display_name,
+    dateOfBirth: r.date_of_birth,
+    regionCode: r.region_code,
+    preferredLocale: r.preferred_locale,
+    clientReference: r.client_reference,
+    metadata: fromJsonOrNull(r.metadata),
+    createdAt: r.created_at,
+  };
+}
+
+function fromIdentifier(i: Identifier): Selectable<IdentifiersTable> {
+  return {
+    uid: i.uid,
+    tenant_id: i.tenantId,
+    customer_uid: i.customerUid,
+    class: i.class,
+    type: i.type,
+    sealed_value: i.sealedValue,
+    blind_index: i.blindIndex,
+    masked_value: i.maskedValue,
+    is_primary: i.isPrimary ? 1 : 0,
+    verification_status: i.verificationStatus,
+    verified_at: i.verifiedAt,
+    issuing_country: i.issuingCountry,
+    valid_from: i.validFrom,
+    valid_to: i.validTo,
+    created_at: i.createdAt,
+  };
+}
+
+function toIdentifier(r: Selectable<IdentifiersTable>): Identifier {
+  return {
+    uid: r.uid,
+    tenantId: r.tenant_id,
+    customerUid: r.customer_uid,
+    class: r.class as Identifier["class"],
+    type: r.type,
+    sealedValue: r.sealed_value,
+    blindIndex: r.blind_index,
+    maskedValue: r.masked_value,
+    isPrimary: r.is_primary === 1,
+    verificationStatus: r.verification_status as Identifier["verificationStatus"],
+    verifiedAt: r.verified_at,
+    issuingCountry: r.issuing_country,
+    validFrom: r.valid_from,
+    validTo: r.valid_to,
+    createdAt: r.created_at,
+  };
+}
+
+function toAgreement(r: Selectable<AgreementsTable>): Agreement {
+  return {
+    uid: r.uid,
+    tenantId: r.tenant_id,
+    customerUid: r.customer_uid,
+    agreementType: r.agreement_type as Agreement["agreementType"],
+    documentType: r.document_type,
+    documentVersion: r.document_version,
+    documentUri: r.document_uri,
+    documentHash: r.document_hash,
+    status: r.status as Agreement["status"],
+    acceptedAt: r.accepted_at,
+    acceptedChannel: r.accepted_channel,
+    evidenceHash: r.evidence_hash,
+    createdAt: r.created_at,
+  };
+}
+
+function fromKycVersion(v: KycVersion): Selectable<KycVersionsTable> {
+  return {
+    uid: v.uid,
+    tenant_id: v.tenantId,
+    customer_uid: v.customerUid,
+    tier_code: v.tierCode,
+    review_type: v.reviewType,
+    state: v.state,
+    verification_source: v.verificationSource,
+    source_reference: v.sourceReference,
+    risk_rating: v.riskRating,
+    evidence_hash: v.evidenceHash,
+    effective_from: v.effectiveFrom,
+    rejection_reason: v.rejectionReason,
+    created_at: v.createdAt,
+  };
+}
+
+function toKycVersion(r: Selectable<KycVersionsTable>): KycVersion {
+  return {
+    uid: r.uid,
+    tenantId: r.tenant_id,
+    customerUid: r.customer_uid,
+    tierCode: r.tier_code,
+    reviewType: r.review_type as KycVersion["reviewType"],
+    state: r.state as KycVersion["state"],
+    verificationSource: r.verification_source,
+    sourceReference: r.source_reference,
+    riskRating: r.risk_rating as KycVersion["riskRating"],
+    evidenceHash: r.evidence_hash,
+    effectiveFrom: r.effective_from,
+    rejectionReason: r.rejection_reason,
+    createdAt: r.created_at,
+  };
+}

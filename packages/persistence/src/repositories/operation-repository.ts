@@ -1,0 +1,308 @@
+import {
+  finalStates,
+  type Operation,
+  type OperationFilter,
+  type OperationRepository,
+  type TimelineEvent,
+} from "@wallet/ledger-core";
+import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from "kysely";
+import type { Database, OperationsTable } from "../schema/database.js";
+import { fromJson, fromJsonOrNull, toJson, toJsonOrNull } from "../shared/json-column.js";
+import { conflictError, conflictIndexes } from "../shared/store-errors.js";
+import { pageWindow, type SortKey, sortKeys } from "./paging.js";
+import { affected, explainLostUpdate, type SqlContext, versionTerms } from "./sql-context.js";
+
+type OperationsQuery = SelectQueryBuilder<Database, "operations", Selectable<OperationsTable>>;
+
+const VERSIONED = "operations";
+
+export function sqlOperationRepository({ trx, versions }: SqlContext): OperationRepository {
+  /** Maps a row read by key, remembering the version this transaction saw. */
+  const seen = (r: Selectable<OperationsTable>): Operation => {
+    versions.remember(VERSIONED, r.uid, { state: r.state, updated_at: r.updated_at });
+    return toOperation(r);
+  };
+
+  /** Every filter but the wallet one, which `list` turns into two index walks. */
+  const narrow = <O>(
+    q: SelectQueryBuilder<Database, "operations", O>,
+    f: OperationFilter,
+  ): SelectQueryBuilder<Database, "operations", O> => {
+    let out = q.where("tenant_id", "=", f.tenantId);
+    if (f.customerUid !== undefined) out = out.where("customer_uid", "=", f.customerUid);
+    if (f.type !== undefined) out = out.where("type", "=", f.type);
+    if (f.state !== undefined) out = out.where("state", "=", f.state);
+    // ISO strings with milliseconds compare as text in time order; both bounds inclusive.
+    if (f.from !== undefined) out = out.where("created_at", ">=", f.from);
+    if (f.to !== undefined) out = out.where("created_at", "<=", f.to);
+    if (f.movedOrFinal) {
+      out = out.where((eb) =>
+        eb.or([eb("funds_moved_at", "is not", null), eb("state", "in", [...finalStates])]),
+      );
+    }
+    return out;
+  };
+
+  const sorted = (q: OperationsQuery, keys: SortKey[]): OperationsQuery => {
+    let out = q;
+    for (const k of keys) out = out.orderBy(k.column, k.direction);
+    return out;
+  };
+
+  const touchesWallet = (walletUid: string) => (eb: ExpressionBuilder<Database, "operations">) =>
+    eb.or([eb("source_wallet_uid", "=", walletUid), eb("destination_wallet_uid", "=", walletUid)]);
+
+  return {
+    async insert(op) {
+      // ON CONFLICT on the clientReference index: a concurrent insert of the same reference waits
+      // for the first to commit and then inserts nothing, and the transaction stays usable.
+      const result = await trx
+        .insertInto("operations")
+        .values(fromOperation(op))
+        .onConflict((oc) =>
+          oc
+            .columns(["tenant_id", "type", "client_reference"])
+            .where("client_reference", "is not", null)
+            .doNothing(),
+        )
+        .executeTakeFirst();
+      if (affected(result) !== 1) throw conflictError(conflictIndexes.operationClientReference);
+      versions.remember(VERSIONED, op.uid, { state: op.state, updated_at: op.updatedAt });
+    },
+
+    async update(op) {
+      // Everything but the identity of the operation: who, what kind, which currency, which
+      // clientReference and when it was created never change.
+      const {
+        uid: _uid,
+        tenant_id: _tenant,
+        type: _type,
+        currency: _currency,
+        client_reference: _reference,
+        created_at: _created,
+        ...changes
+      } = fromOperation(op);
+      let q = trx
+        .updateTable("operations")
+        .set(changes)
+        .where("tenant_id", "=", op.tenantId)
+        .where("uid", "=", op.uid);
+      for (const term of versionTerms(versions.get(VERSIONED, op.uid))) q = q.where(term);
+      if (affected(await q.executeTakeFirst()) === 0) {
+        await explainLostUpdate(
+          async () =>
+            (await trx
+              .selectFrom("operations")
+              .select("uid")
+              .where("uid", "=", op.uid)
+              .executeTakeFirst()) !== undefined,
+          "operation",
+        );
+      }
+      versions.remember(VERSIONED, op.uid, { state: op.state, updated_at: op.updatedAt });
+    },
+
+    async get(tenantId, uid) {
+      const row = await trx
+        .selectFrom("operations")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("uid", "=", uid)
+        .executeTakeFirst();
+      return row ? seen(row) : null;
+    },
+
+    async getAny(uid) {
+      const row = await trx.selectFrom("operations").selectAll().where("uid", "=", uid).executeTakeFirst();
+      return row ? seen(row) : null;
+    },
+
+    async countMandateDebits(mandateUid, sinceIso) {
+      const row = await trx
+        .selectFrom("operations")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("mandate_uid", "=", mandateUid)
+        .where("created_at", ">=", sinceIso)
+        .where("state", "<>", "failed")
+        .executeTakeFirstOrThrow();
+      return row.n;
+    },
+
+    async findTopupsByIntentReference(intentReference) {
+      const rows = await trx
+        .selectFrom("operations")
+        .selectAll()
+        .where("intent_reference", "=", intentReference)
+        .where("type", "=", "topup_c2b")
+        .orderBy("uid", "desc")
+        .execute();
+      return rows.map(seen);
+    },
+
+    async listExpiredTopups(asOfIso, limit) {
+      // Literal predicates, so both engines match the partial index they mirror.
+      const rows = await trx
+        .selectFrom("operations")
+        .selectAll()
+        .where(sql<boolean>`type = 'topup_c2b' and state = 'pending_provider'`)
+        .where("expires_at", "<=", asOfIso)
+        .orderBy("uid")
+        .limit(Math.max(0, Math.trunc(limit)))
+        .execute();
+      return rows.map(seen);
+    },
+
+    async findByClientReference(tenantId, type, clientReference) {
+      const row = await trx
+        .selectFrom("operations")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("type", "=", type)
+        .where("client_reference", "=", clientReference)
+        .executeTakeFirst();
+      return row ? seen(row) : null;
+    },
+
+    async appendTimeline(e) {
+      await trx
+        .insertInto("operation_timeline")
+        .values({
+          operation_uid: e.operationUid,
+          sequence_no: e.sequenceNo,
+          from_state: e.fromState,
+          to_state: e.toState,
+          occurred_at: e.occurredAt,
+          actor_type: e.actorType,
+        })
+        .execute();
+    },
+
+    async timeline(operationUid) {
+      const rows = await trx
+        .selectFrom("operation_timeline")
+        .selectAll()
+        .where("operation_uid", "=", operationUid)
+        .orderBy("sequence_no")
+        .execute();
+      return rows.map(
+        (r): TimelineEvent => ({
+          operationUid: r.operation_uid,
+          sequenceNo: r.sequence_no,
+          fromState: r.from_state as TimelineEvent["fromState"],
+          toState: r.to_state as TimelineEvent["toState"],
+          occurredAt: r.occurred_at,
+          actorType: r.actor_type as TimelineEvent["actorType"],
+        }),
+      );
+    },
+
+    async list(filter, page) {
+      const keys = sortKeys(page);
+      const { limit, offset } = pageWindow(page);
+      const base = () => narrow(trx.selectFrom("operations").selectAll(), filter);
+
+      let rows: Selectable<OperationsTable>[];
+      let total: number;
+      if (filter.walletUid === undefined) {
+        rows = await sorted(base(), keys).limit(limit).offset(offset).execute();
+        const counted = await narrow(trx.selectFrom("operations"), filter)
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow();
+        total = counted.n;
+      } else {
+        // "source OR destination" cannot walk one index in order, so each side walks its own
+        // (wallet, created_at, uid) index and the compound ORDER BY merges the two ordered runs
+        // without a sort; the second side skips rows the first already has. The total is the sum
+        // of the two sides' counts, each on its own index.
+        const w = filter.walletUid;
+        const outbound = (q: ReturnType<typeof base>) => q.where("source_wallet_uid", "=", w);
+        const inbound = <O>(q: SelectQueryBuilder<Database, "operations", O>) =>
+          q
+            .where("destination_wallet_uid", "=", w)
+            .where((eb) => eb.or([eb("source_wallet_uid", "is", null), eb("source_wallet_uid", "<>", w)]));
+        let merged = outbound(base()).unionAll(inbound(base()));
+        for (const k of keys) merged = merged.orderBy(k.column, k.direction);
+        rows = await merged.limit(limit).offset(offset).execute();
+        const count = async <O>(q: SelectQueryBuilder<Database, "operations", O>) =>
+          (await q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n;
+        total =
+          (await count(narrow(trx.selectFrom("operations"), filter).where("source_wallet_uid", "=", w))) +
+          (await count(inbound(narrow(trx.selectFrom("operations"), filter))));
+      }
+      return { data: rows.map(toOperation), total };
+    },
+
+    async sumForWallet(walletUid, sinceIso, direction) {
+      let q = trx
+        .selectFrom("operations")
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("amount_minor"), eb.lit(0)).as("total"))
+        .where("state", "<>", "failed")
+        // Accepted movements only: an intent that moved nothing yet does not count.
+        .where("funds_moved_at", "is not", null)
+        .where("created_at", ">=", sinceIso);
+      if (direction === "inbound") q = q.where("destination_wallet_uid", "=", walletUid);
+      else if (direction === "outbound") q = q.where("source_wallet_uid", "=", walletUid);
+      else q = q.where(touchesWallet(walletUid));
+      const row = await q.executeTakeFirstOrThrow();
+      return row.total;
+    },
+  };
+}
+
+function fromOperation(op: Operation): Selectable<OperationsTable> {
+  return {
+    uid: op.uid,
+    tenant_id: op.tenantId,
+    type: op.type,
+    state: op.state,
+    amount_minor: op.amountMinor,
+    fee_minor: op.feeMinor,
+    tax_minor: op.taxMinor,
+    currency: op.currency,
+    client_reference: op.clientReference,
+    customer_uid: op.customerUid,
+    source_wallet_uid: op.sourceWalletUid,
+    destination_wallet_uid: op.destinationWalletUid,
+    counterparty_hint: op.counterpartyHint,
+    fee_breakdown: toJson(op.feeBreakdown),
+    provider: toJsonOrNull(op.provider),
+    mandate_uid: op.mandateUid,
+    intent_reference: op.intentReference,
+    expires_at: op.expiresAt,
+    details: toJsonOrNull(op.details),
+    metadata: toJsonOrNull(op.metadata),
+    created_at: op.createdAt,
+    completed_at: op.completedAt,
+    funds_moved_at: op.fundsMovedAt,
+    updated_at: op.updatedAt,
+  };
+}
+
+function toOperation(r: Selectable<OperationsTable>): Operation {
+  return {
+    uid: r.uid,
+    tenantId: r.tenant_id,
+    type: r.type as Operation["type"],
+    state: r.state as Operation["state"],
+    amountMinor: r.amount_minor,
+    feeMinor: r.fee_minor,
+    taxMinor: r.tax_minor,
+    currency: r.currency,
+    clientReference: r.client_reference,
+    customerUid: r.customer_uid,
+    sourceWalletUid: r.source_wallet_uid,
+    destinationWalletUid: r.destination_wallet_uid,
+    counterpartyHint: r.counterparty_hint,
+    feeBreakdown: fromJson(r.fee_breakdown),
+    provider: fromJsonOrNull(r.provider),
+    mandateUid: r.mandate_uid,
+    intentReference: r.intent_reference,
+    expiresAt: r.expires_at,
+    details: fromJsonOrNull(r.details),
+    metadata: fromJsonOrNull(r.metadata),
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+    fundsMovedAt: r.funds_moved_at,
+    updatedAt: r.updated_at,
+  };
+}

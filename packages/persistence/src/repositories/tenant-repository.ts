@@ -1,0 +1,184 @@
+import {
+  DomainError,
+  type ReplayGuardRepository,
+  type SigningKey,
+  type Tenant,
+  type TenantRepository,
+} from "@wallet/ledger-core";
+import type { Selectable } from "kysely";
+import type { SigningKeysTable, TenantsTable } from "../schema/database.js";
+import { fromJson, toJson } from "../shared/json-column.js";
+import { affected, type SqlContext } from "./sql-context.js";
+
+export function sqlTenantRepository({ trx, dialect }: SqlContext): TenantRepository {
+  return {
+    async get(id) {
+      const row = await trx.selectFrom("tenants").selectAll().where("id", "=", id).executeTakeFirst();
+      return row ? toTenant(row) : null;
+    },
+    async getForUpdate(id) {
+      const query = trx.selectFrom("tenants").selectAll().where("id", "=", id);
+      // SQLite has no row locks: its writer lock (BEGIN IMMEDIATE) already serializes writers.
+      const row = await (dialect === "postgres" ? query.forUpdate() : query).executeTakeFirst();
+      return row ? toTenant(row) : null;
+    },
+    async list() {
+      const rows = await trx.selectFrom("tenants").selectAll().orderBy("id").execute();
+      return rows.map(toTenant);
+    },
+    async upsert(t) {
+      const row = fromTenant(t);
+      const { id: _id, ...changes } = row;
+      await trx
+        .insertInto("tenants")
+        .values(row)
+        .onConflict((oc) => oc.column("id").doUpdateSet(changes))
+        .execute();
+    },
+    async findByApiKeyHash(apiKeySha256) {
+      const row = await trx
+        .selectFrom("tenant_api_keys")
+        .select("tenant_id")
+        .where("api_key_sha256", "=", apiKeySha256)
+        .executeTakeFirst();
+      return row?.tenant_id ?? null;
+    },
+    async addApiKeyHash(tenantId, apiKeySha256) {
+      const inserted = await trx
+        .insertInto("tenant_api_keys")
+        .values({ api_key_sha256: apiKeySha256, tenant_id: tenantId })
+        .onConflict((oc) => oc.column("api_key_sha256").doNothing())
+        .executeTakeFirst();
+      if (affected(inserted) === 1) return;
+      // Adding a key twice is a no-op (seeding is idempotent); one key for two tenants never is.
+      const owner = await trx
+        .selectFrom("tenant_api_keys")
+        .select("tenant_id")
+        .where("api_key_sha256", "=", apiKeySha256)
+        .executeTakeFirst();
+      if (owner?.tenant_id !== tenantId)
+        throw new DomainError("Conflict", "This API key belongs to another tenant");
+    },
+    async getSigningKey(tenantId, kid) {
+      const row = await trx
+        .selectFrom("signing_keys")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("kid", "=", kid)
+        .executeTakeFirst();
+      return row ? toSigningKey(row) : null;
+    },
+    async listSigningKeys(tenantId) {
+      const rows = await trx
+        .selectFrom("signing_keys")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .orderBy("created_at")
+        .orderBy("kid")
+        .execute();
+      return rows.map(toSigningKey);
+    },
+    async addSigningKey(k) {
+      await trx
+        .insertInto("signing_keys")
+        .values({
+          tenant_id: k.tenantId,
+          kid: k.kid,
+          public_key_pem: k.publicKeyPem,
+          status: k.status,
+          expires_at: k.expiresAt,
+          created_at: k.createdAt,
+        })
+        .onConflict((oc) => oc.columns(["tenant_id", "kid"]).doNothing())
+        .execute();
+    },
+    async setSigningKeyStatus(tenantId, kid, status) {
+      await trx
+        .updateTable("signing_keys")
+        .set({ status })
+        .where("tenant_id", "=", tenantId)
+        .where("kid", "=", kid)
+        .execute();
+    },
+  };
+}
+
+/** Expired rows purged on every Nth call, at most this many at a time, so no call is slow. */
+export const REPLAY_PURGE_EVERY = 1000;
+export const REPLAY_PURGE_MAX_ROWS = 1000;
+
+export function sqlReplayGuardRepository({ trx, housekeeping }: SqlContext): ReplayGuardRepository {
+  return {
+    async remember(signature, now, expiresAt) {
+      housekeeping.replayGuardCalls = (housekeeping.replayGuardCalls + 1) % REPLAY_PURGE_EVERY;
+      if (housekeeping.replayGuardCalls === 0) {
+        await trx
+          .deleteFrom("replay_guard")
+          .where("signature", "in", (qb) =>
+            qb
+              .selectFrom("replay_guard")
+              .select("signature")
+              .where("expires_at", "<=", now)
+              .limit(REPLAY_PURGE_MAX_ROWS),
+          )
+          .execute();
+      }
+      // One statement decides: a new signature is inserted, an expired one is replaced, a live
+      // one is left alone (0 rows), atomically on both engines.
+      const result = await trx
+        .insertInto("replay_guard")
+        .values({ signature, seen_at: now, expires_at: expiresAt })
+        .onConflict((oc) =>
+          oc
+            .column("signature")
+            .doUpdateSet({ seen_at: now, expires_at: expiresAt })
+            .where("replay_guard.expires_at", "<=", now),
+        )
+        .executeTakeFirst();
+      return affected(result) === 1;
+    },
+  };
+}
+
+function fromTenant(t: Tenant): Selectable<TenantsTable> {
+  return {
+    id: t.id,
+    name: t.name,
+    status: t.status,
+    scopes: toJson(t.scopes),
+    ip_allowlist: toJson(t.ipAllowlist),
+    approved_profiles: toJson(t.approvedProfiles),
+    default_profile: t.defaultProfile,
+    approved_kyc_levels: toJson(t.approvedKycLevels),
+    approved_rails: toJson(t.approvedRails),
+    rate_limit: toJson(t.rateLimit),
+    webhook: toJson(t.webhook),
+  };
+}
+
+function toTenant(r: Selectable<TenantsTable>): Tenant {
+  return {
+    id: r.id,
+    name: r.name,
+    status: r.status as Tenant["status"],
+    scopes: fromJson(r.scopes),
+    ipAllowlist: fromJson(r.ip_allowlist),
+    approvedProfiles: fromJson(r.approved_profiles),
+    defaultProfile: r.default_profile,
+    approvedKycLevels: fromJson(r.approved_kyc_levels),
+    approvedRails: fromJson(r.approved_rails),
+    rateLimit: fromJson(r.rate_limit),
+    webhook: fromJson(r.webhook),
+  };
+}
+
+function toSigningKey(r: Selectable<SigningKeysTable>): SigningKey {
+  return {
+    tenantId: r.tenant_id,
+    kid: r.kid,
+    publicKeyPem: r.public_key_pem,
+    status: r.status as SigningKey["status"],
+    expiresAt: r.expires_at,
+    createdAt: r.created_at,
+  };
+}

@@ -1,0 +1,56 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely } from "kysely";
+import type { GroupCommitOptions } from "../group-commit/group-commit.js";
+import type { Database } from "../schema/database.js";
+import { mapStoreError } from "../shared/store-errors.js";
+import { createSqlStore, type Store } from "../store.js";
+import { ImmediateSqliteDialect } from "./immediate-sqlite-dialect.js";
+import { safeIntegerDatabase } from "./safe-integer-database.js";
+
+const PAGE_CACHE_KIB = 64 * 1024;
+
+export interface SqliteStoreOptions {
+  /** Path of the database file (parent directories are created), or `:memory:`. */
+  filename: string;
+  /** How long a transaction waits for another process's write lock; default 5000. */
+  busyTimeoutMs?: number;
+  /**
+   * Group commit (on by default): concurrent units of work share one transaction, each in its own
+   * savepoint, so a burst of requests pays for one commit. `false` gives each its own transaction.
+   */
+  groupCommit?: GroupCommitOptions | false;
+}
+
+/**
+ * The embedded store: one better-sqlite3 connection in WAL mode. In one process, Kysely's SQLite
+ * driver runs one transaction at a time on that connection; across processes, `BEGIN IMMEDIATE`
+ * and busy_timeout serialize writers.
+ */
+export function createSqliteStore({
+  filename,
+  busyTimeoutMs = 5000,
+  groupCommit = {},
+}: SqliteStoreOptions): Store {
+  const inMemory = filename === ":memory:" || filename === "";
+  let raw: BetterSqlite3.Database;
+  try {
+    if (!inMemory) mkdirSync(dirname(filename), { recursive: true });
+    raw = new BetterSqlite3(filename);
+    raw.defaultSafeIntegers(true);
+    raw.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
+    if (!inMemory) raw.pragma("journal_mode = WAL");
+    raw.pragma("synchronous = NORMAL");
+    // 64 MiB of page cache instead of SQLite's 2 MiB: the operations table carries eight indexes,
+    // and a credit touches pages of most of them (docs/performance.md).
+    raw.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    raw.pragma("foreign_keys = ON");
+  } catch (e) {
+    throw mapStoreError(e);
+  }
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: safeIntegerDatabase(raw) }),
+  });
+  return createSqlStore({ dialect: "sqlite", db, groupCommit });
+}

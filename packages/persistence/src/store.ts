@@ -1,0 +1,130 @@
+import type { UnitOfWork } from "@wallet/ledger-core";
+import { CompiledQuery, type Kysely, Migrator, sql, type Transaction } from "kysely";
+import { type GroupCommitOptions, groupCommitUnitOfWork } from "./group-commit/group-commit.js";
+import { inCodeMigrationProvider } from "./migrations/migration-provider.js";
+import { newHousekeeping, RowVersions } from "./repositories/sql-context.js";
+import { createSqlTx } from "./repositories/sql-tx.js";
+import type { Database } from "./schema/database.js";
+import type { SqlDialect } from "./shared/sql-dialect.js";
+import { mapStoreError } from "./shared/store-errors.js";
+
+/**
+ * A database behind the ledger's unit of work.
+ *
+ * @example
+ *   const store = await openStore("sqlite:./data/wallet.db");
+ *   await store.migrate();
+ *   const op = await store.uow.run((tx) => creditWallet(deps, ctx, tx, input));
+ *   await store.close();
+ */
+export interface Store {
+  dialect: SqlDialect;
+  uow: UnitOfWork;
+  /** Brings the schema to the latest migration; safe to run from several processes at once. */
+  migrate(): Promise<void>;
+  /** Resolves when the database answers a trivial query; throws StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What differs between the engines once a Kysely instance exists. */
+export interface SqlStoreOptions {
+  dialect: SqlDialect;
+  db: Kysely<Database>;
+  /** Postgres runs READ COMMITTED explicitly; SQLite transactions are serializable by nature. */
+  isolation?: "read committed";
+  /**
+   * Coalesce concurrent units of work into one transaction, each in its own savepoint (see
+   * `groupCommitUnitOfWork`). Absent or false: one transaction per `uow.run`.
+   */
+  groupCommit?: GroupCommitOptions | false;
+}
+
+/** The one savepoint name: units of work in a batch run one after another, never nested. */
+const savepoint = CompiledQuery.raw("savepoint wallet_unit_of_work");
+const releaseSavepoint = CompiledQuery.raw("release savepoint wallet_unit_of_work");
+const rollbackToSavepoint = CompiledQuery.raw("rollback to savepoint wallet_unit_of_work");
+// Postgres takes several statements in one simple query (no parameters): one round trip.
+const releaseAndSavepoint = CompiledQuery.raw(
+  "release savepoint wallet_unit_of_work; savepoint wallet_unit_of_work",
+);
+const rollbackAndRelease = CompiledQuery.raw(
+  "rollback to savepoint wallet_unit_of_work; release savepoint wallet_unit_of_work",
+);
+
+export function createSqlStore({ dialect, db, isolation, groupCommit = false }: SqlStoreOptions): Store {
+  const housekeeping = newHousekeeping();
+  const mapped = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (e) {
+      throw mapStoreError(e);
+    }
+  };
+  const transaction = () => (isolation ? db.transaction().setIsolationLevel(isolation) : db.transaction());
+  const txOf = (trx: Transaction<Database>) =>
+    createSqlTx({ trx, dialect, housekeeping, versions: new RowVersions() });
+
+  const grouped =
+    groupCommit === false
+      ? null
+      : groupCommitUnitOfWork<Transaction<Database>>(
+          {
+            transaction: (body) => transaction().execute(body),
+            savepoint: async (trx) => {
+              await trx.executeQuery(savepoint);
+            },
+            release: async (trx) => {
+              await trx.executeQuery(releaseSavepoint);
+            },
+            rollback: async (trx) => {
+              if (dialect === "postgres") {
+                await trx.executeQuery(rollbackAndRelease);
+                return;
+              }
+              await trx.executeQuery(rollbackToSavepoint);
+              await trx.executeQuery(releaseSavepoint);
+            },
+            ...(dialect === "postgres"
+              ? {
+                  releaseAndSavepoint: async (trx: Transaction<Database>) => {
+                    await trx.executeQuery(releaseAndSavepoint);
+                  },
+                }
+              : {}),
+            tx: txOf,
+            mapError: mapStoreError,
+          },
+          groupCommit,
+        );
+
+  const uow: UnitOfWork = grouped ?? {
+    // Kysely commits when `work` resolves and rolls back on any throw, then re-throws it.
+    run: (work) => mapped(() => transaction().execute((trx) => work(txOf(trx)))),
+  };
+
+  return {
+    dialect,
+    uow,
+    migrate: () =>
+      mapped(async () => {
+        const migrator = new Migrator({ db, provider: inCodeMigrationProvider(dialect) });
+        const { error, results } = await migrator.migrateToLatest();
+        if (error !== undefined) {
+          const failed = results?.find((r) => r.status === "Error")?.migrationName;
+          if (error instanceof Error && failed)
+            error.message = `Migration ${failed} failed: ${error.message}`;
+          throw error;
+        }
+      }),
+    ping: () =>
+      mapped(async () => {
+        await sql`select 1`.execute(db);
+      }),
+    close: async () => {
+      // Units of work already queued get their answer before the connections go away.
+      await grouped?.drain();
+      await db.destroy();
+    },
+  };
+}

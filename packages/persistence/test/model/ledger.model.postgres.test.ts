@@ -1,0 +1,35 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { runLedgerModel } from "../../../ledger-core/test/model/run-ledger-model.js";
+import { postgresTestUrl, requirePostgres } from "../../src/index.js";
+import { postgresHarnessFactory } from "./sql-harness.js";
+
+/**
+ * The ledger model on Postgres: fewer runs than memory and SQLite (each command costs a few
+ * round trips and commits), same commands, same oracle, same invariants.
+ */
+const pgUrl = postgresTestUrl();
+if (pgUrl === null) {
+  if (requirePostgres())
+    throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
+  console.info("ledger model (postgres): WALLET_TEST_POSTGRES_URL is not set; skipped");
+}
+
+const disposals: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const dispose of disposals) await dispose();
+});
+
+describe("ledger model (Postgres)", () => {
+  it.skipIf(pgUrl === null)(
+    "keeps every invariant over random command sequences",
+    { timeout: 120_000 },
+    async () => {
+      const postgres = await postgresHarnessFactory(pgUrl ?? "");
+      disposals.push(postgres.dispose);
+      const started = Date.now();
+      const runs = await runLedgerModel(postgres.factory, { numRuns: 15, maxCommands: 25 });
+      console.info(`ledger model (postgres): ${runs} runs in ${Date.now() - started} ms`);
+      expect(runs).toBeGreaterThan(0);
+    },
+  );
+});
