@@ -1,0 +1,125 @@
+import { randomBytes } from "node:crypto";
+import type { UnitOfWork, WebhookConfig, WebhookSecret } from "@wallet/ledger-core";
+import { DomainError, notFound } from "@wallet/ledger-core";
+
+/** After a rotation the previous secret keeps verifying for this long (spec: 24 hours). */
+export const webhookSecretOverlapSeconds = 86_400;
+
+const kidPattern = /^[A-Za-z0-9._-]{1,64}$/;
+const secretLengthMin = 16;
+const secretLengthMax = 512;
+
+const timeOf = (iso: string): number => {
+  const t = Date.parse(iso);
+  if (!Number.isFinite(t)) throw new Error(`Invariant violated: secret createdAt is not a timestamp`);
+  return t;
+};
+
+/**
+ * The secret that signs at `now`: the newest by `createdAt` that is not in the future (a rotated
+ * secret signs from its creation). When every secret is dated in the future (a clock skew at
+ * seeding), the earliest of them, so delivery does not stall. Null when there is no secret.
+ */
+export function signingSecretOf(webhook: Pick<WebhookConfig, "secrets">, now: Date): WebhookSecret | null {
+  const sorted = [...webhook.secrets].sort((a, b) => timeOf(a.createdAt) - timeOf(b.createdAt));
+  const current = sorted.filter((s) => timeOf(s.createdAt) <= now.getTime()).at(-1);
+  return current ?? sorted[0] ?? null;
+}
+
+/**
+ * When each secret stops verifying: `overlapSeconds` after the next newer secret was created;
+ * null for the newest (it has no end). Receivers and pruning use the same rule.
+ */
+export function secretValidUntil(
+  secrets: readonly Pick<WebhookSecret, "kid" | "createdAt">[],
+  overlapSeconds = webhookSecretOverlapSeconds,
+): Map<string, Date | null> {
+  const sorted = [...secrets].sort((a, b) => timeOf(a.createdAt) - timeOf(b.createdAt));
+  return new Map(
+    sorted.map((s, i) => {
+      const next = sorted.slice(i + 1).find((n) => timeOf(n.createdAt) > timeOf(s.createdAt));
+      return [s.kid, next ? new Date(timeOf(next.createdAt) + overlapSeconds * 1000) : null];
+    }),
+  );
+}
+
+/**
+ * Adds a new signing secret (pure; returns a new config). The new secret signs from its
+ * `createdAt`; the previous one keeps verifying for 24 h; secrets whose overlap had already ended
+ * at `createdAt` are dropped so the list stays short. Refuses a reused kid (Conflict) and a
+ * malformed kid, secret or date (InvalidRequest).
+ *
+ * @example
+ *   tenant.webhook = rotateWebhookSecret(tenant.webhook, newWebhookSecret(clock.now()));
+ */
+export function rotateWebhookSecret(webhook: WebhookConfig, next: WebhookSecret): WebhookConfig {
+  if (!kidPattern.test(next.kid)) {
+    throw new DomainError("InvalidRequest", "kid must be 1-64 characters of A-Z a-z 0-9 . _ -", [
+      { field: "kid", issue: "invalid" },
+    ]);
+  }
+  if (next.secret.length < secretLengthMin || next.secret.length > secretLengthMax) {
+    throw new DomainError(
+      "InvalidRequest",
+      `secret must be ${secretLengthMin}-${secretLengthMax} characters`,
+      [{ field: "secret", issue: "invalid" }],
+    );
+  }
+  const createdAtMs = Date.parse(next.createdAt);
+  if (!Number.isFinite(createdAtMs)) {
+    throw new DomainError("InvalidRequest", "createdAt must be an ISO-8601 timestamp", [
+      { field: "createdAt", issue: "invalid" },
+    ]);
+  }
+  if (webhook.secrets.some((s) => s.kid === next.kid)) {
+    throw new DomainError("Conflict", "a webhook secret with this kid already exists");
+  }
+  if (webhook.secrets.some((s) => timeOf(s.createdAt) >= createdAtMs)) {
+    throw new DomainError("InvalidRequest", "a new secret must be newer than every existing one", [
+      { field: "createdAt", issue: "not_newest" },
+    ]);
+  }
+  const secrets = [...webhook.secrets, { kid: next.kid, secret: next.secret, createdAt: next.createdAt }];
+  const validUntil = secretValidUntil(secrets);
+  return {
+    ...webhook,
+    events: [...webhook.events],
+    secrets: secrets.filter((s) => {
+      const end = validUntil.get(s.kid);
+      return end === null || end === undefined || end.getTime() > createdAtMs;
+    }),
+  };
+}
+
+/**
+ * A fresh random secret (32 bytes, base64url) with a random kid, dated `now`: what the operator's
+ * "POST webhook/secrets" creates and shows once.
+ */
+export function newWebhookSecret(now: Date): WebhookSecret {
+  return {
+    kid: `wh_${randomBytes(6).toString("hex")}`,
+    secret: `whsec_${randomBytes(32).toString("base64url")}`,
+    createdAt: now.toISOString(),
+  };
+}
+
+/**
+ * The operator's `POST /admin/tenants/{tenantId}/webhook/secrets`: creates a random secret, makes
+ * it the signing one from `now`, stores the tenant, and returns the secret (shown once; never
+ * logged). NotFound for an unknown tenant.
+ *
+ * @example
+ *   const { kid, secret, createdAt } = await addTenantWebhookSecret(uow, "acme", clock.now());
+ */
+export async function addTenantWebhookSecret(
+  uow: UnitOfWork,
+  tenantId: string,
+  now: Date,
+): Promise<WebhookSecret> {
+  const created = newWebhookSecret(now);
+  return uow.run(async (tx) => {
+    const tenant = (await tx.tenants.getForUpdate(tenantId)) ?? notFound("Tenant");
+    await tx.tenants.upsert({ ...tenant, webhook: rotateWebhookSecret(tenant.webhook, created) });
+    return created;
+  });
+}
