@@ -1,0 +1,28 @@
+import { randomUUID } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../app/env.js";
+
+/** What an X-Request-Id may be (DESIGN.md section 3); anything else is replaced, never refused. */
+const REQUEST_ID_FORMAT = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request id of `c`, deciding it on first use: the caller's when valid, otherwise a fresh one. */
+export function ensureRequestId(c: Context<AppEnv>): string {
+  const known = c.var.requestId as string | undefined;
+  if (known !== undefined) return known;
+  const sent = c.req.header("X-Request-Id");
+  const id = sent !== undefined && REQUEST_ID_FORMAT.test(sent) ? sent : `req_${randomUUID()}`;
+  c.set("requestId", id);
+  return id;
+}
+
+/**
+ * Echoes a valid X-Request-Id or generates one, and puts it on every response, errors and 401
+ * included. Outermost middleware, so nothing answers without it. Safe to run twice (mounted apps).
+ */
+export function requestId(): MiddlewareHandler<AppEnv> {
+  return async function requestId(c, next) {
+    const id = ensureRequestId(c);
+    await next();
+    c.header("X-Request-Id", id);
+  };
+}

@@ -1,0 +1,60 @@
+import { fundPrefund, getPrefund, getTrialBalance } from "@wallet/ledger-core";
+import { operatorRoute, type RouteEntry } from "../routes/route-entry.js";
+import {
+  auditListSchema,
+  auditQuerySchema,
+  fundPrefundBodySchema,
+  prefundQuerySchema,
+  prefundViewSchema,
+  tenantParamsSchema,
+  trialBalanceViewSchema,
+} from "./schemas.js";
+
+/** Operator API (DESIGN.md section 9), the routes this package serves so far. */
+export const operatorRoutes: readonly RouteEntry[] = [
+  operatorRoute({
+    method: "POST",
+    path: "/tenants/{tenantId}/prefund",
+    operationId: "fundPrefund",
+    summary: "Record money received from a tenant into its prefunded balance",
+    tag: "Operator",
+    params: tenantParamsSchema,
+    body: fundPrefundBodySchema,
+    success: { status: 200, description: "The prefunded balance after funding", schema: prefundViewSchema },
+    errorStatuses: [400, 401, 404, 413, 500, 503],
+    run: (tx, { deps, params, body }) => fundPrefund(deps.core, tx, { tenantId: params.tenantId, ...body }),
+  }),
+  operatorRoute({
+    method: "GET",
+    path: "/tenants/{tenantId}/prefund",
+    operationId: "getPrefund",
+    summary: "A tenant's prefunded balance in a currency",
+    tag: "Operator",
+    params: tenantParamsSchema,
+    query: prefundQuerySchema,
+    success: { status: 200, description: "The prefunded balance", schema: prefundViewSchema },
+    errorStatuses: [400, 401, 404, 500, 503],
+    run: (tx, { deps, params, query }) => getPrefund(deps.core, tx, params.tenantId, query.currency),
+  }),
+  operatorRoute({
+    method: "GET",
+    path: "/ledger/trial-balance",
+    operationId: "getTrialBalance",
+    summary: "Debits and credits per currency; balanced when every currency nets to zero",
+    tag: "Operator",
+    success: { status: 200, description: "The trial balance", schema: trialBalanceViewSchema },
+    errorStatuses: [400, 401, 500, 503],
+    run: (tx) => getTrialBalance(tx),
+  }),
+  operatorRoute({
+    method: "GET",
+    path: "/audit",
+    operationId: "listAudit",
+    summary: "Audit rows of unmasked personal-data reads, optionally of one tenant",
+    tag: "Operator",
+    query: auditQuerySchema,
+    success: { status: 200, description: "The audit rows", schema: auditListSchema },
+    errorStatuses: [400, 401, 500, 503],
+    run: async (tx, { query }) => ({ data: await tx.audit.list(query.tenantId) }),
+  }),
+];

@@ -1,0 +1,42 @@
+import * as v from "valibot";
+import { amountMinorSchema, boundedString, currencySchema } from "../validation/common-schemas.js";
+
+const minor = v.pipe(v.number(), v.safeInteger());
+
+export const tenantParamsSchema = v.strictObject({ tenantId: boundedString(1, 128) });
+
+export const fundPrefundBodySchema = v.strictObject({
+  amountMinor: amountMinorSchema,
+  currency: currencySchema,
+});
+
+export const prefundQuerySchema = v.strictObject({ currency: currencySchema });
+
+export const auditQuerySchema = v.strictObject({ tenantId: v.optional(boundedString(1, 128)) });
+
+export const prefundViewSchema = v.object({
+  tenantId: v.string(),
+  currency: v.string(),
+  balanceMinor: minor,
+});
+
+export const trialBalanceViewSchema = v.object({
+  currencies: v.array(
+    v.object({ currency: v.string(), debitsMinor: minor, creditsMinor: minor, netMinor: minor }),
+  ),
+  balanced: v.boolean(),
+});
+
+export const auditListSchema = v.object({
+  data: v.array(
+    v.object({
+      at: v.string(),
+      tenantId: v.string(),
+      kid: v.nullable(v.string()),
+      action: v.string(),
+      customerUid: v.nullable(v.string()),
+      identifierUids: v.array(v.string()),
+      requestId: v.nullable(v.string()),
+    }),
+  ),
+});

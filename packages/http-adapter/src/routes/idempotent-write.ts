@@ -1,0 +1,59 @@
+import { runIdempotent, type Tx } from "@wallet/ledger-core";
+import type { Context } from "hono";
+import type { ApiDeps } from "../app/api-deps.js";
+import type { AppEnv } from "../app/env.js";
+import { rawPathAndQuery } from "../auth/canonical-request.js";
+import { domainErrorBody } from "../errors/error-response.js";
+import { errorStatus, storedRefusalStatuses } from "../errors/error-status.js";
+import { invalidRequest } from "../errors/http-error.js";
+import { sha256Hex } from "../middleware/read-body.js";
+
+/** 1-255 printable ASCII characters (DESIGN.md section 3). */
+const IDEMPOTENCY_KEY_FORMAT = /^[\x20-\x7E]{1,255}$/;
+
+/** The Idempotency-Key of a write, or 400. */
+export function readIdempotencyKey(c: Context<AppEnv>): string {
+  const key = c.req.header("Idempotency-Key");
+  if (key === undefined || !IDEMPOTENCY_KEY_FORMAT.test(key)) {
+    throw invalidRequest("A write needs an Idempotency-Key header of 1-255 printable ASCII characters", [
+      {
+        field: "Idempotency-Key",
+        issue: key === undefined ? "required" : "must be 1-255 printable ASCII characters",
+      },
+    ]);
+  }
+  return key;
+}
+
+/**
+ * The one way every write route runs its use case: under the tenant's Idempotency-Key, exactly
+ * once, with the response stored and replayed byte for byte (`Idempotent-Replayed: true`).
+ * Refusals answered 404/409/422 are stored too, so a retry gets the same answer; anything else is
+ * not stored and a retry runs again.
+ *
+ * The request hash covers method, path and body hash: the same key with another request is 422
+ * IdempotencyKeyReused, and while the first is still running 409 IdempotencyKeyInUse.
+ */
+export async function idempotentWrite(
+  c: Context<AppEnv>,
+  deps: ApiDeps,
+  claim: { tenantId: string; key: string },
+  successStatus: number,
+  work: (tx: Tx) => Promise<unknown>,
+): Promise<Response> {
+  const requestHash = sha256Hex(`${c.req.method}\n${rawPathAndQuery(c.req.url)}\n${c.var.bodySha256}`);
+  const { replayed, response } = await runIdempotent(
+    deps.uow,
+    deps.core.clock,
+    { tenantId: claim.tenantId, key: claim.key, requestHash },
+    async (tx) => ({ status: successStatus, body: JSON.stringify(await work(tx)) }),
+    (e) => {
+      const status = errorStatus[e.code];
+      return storedRefusalStatuses.has(status) ? { status, body: JSON.stringify(domainErrorBody(e)) } : null;
+    },
+  );
+  return new Response(response.body, {
+    status: response.status,
+    headers: { "Content-Type": "application/json", "Idempotent-Replayed": String(replayed) },
+  });
+}

@@ -1,0 +1,90 @@
+import type { Hono, MiddlewareHandler } from "hono";
+import * as v from "valibot";
+import type { ApiDeps } from "../app/api-deps.js";
+import type { AppEnv } from "../app/env.js";
+import { invalidRequest } from "../errors/http-error.js";
+import { parseJsonBody, validateInput } from "../validation/validate.js";
+import { idempotentWrite, readIdempotencyKey } from "./idempotent-write.js";
+import type { ErasedCall, RouteEntry } from "./route-entry.js";
+
+const NO_PARAMETERS = v.strictObject({});
+
+/** `/customers/{uid}` -> `/customers/:uid`. */
+export const toHonoPath = (path: string): string => path.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
+
+/** Names the route for the access log before anything can fail. */
+function tagRoute(pattern: string): MiddlewareHandler<AppEnv> {
+  return async function tagRoute(c, next) {
+    c.set("routePattern", pattern);
+    await next();
+  };
+}
+
+/**
+ * Registers every entry of a registry on `app`: `guards(entry)` (body limit, authentication,
+ * rate limit, scopes) run first, then the handler validates path, query and body in that order
+ * (400) and runs the use case. The same entries produce the OpenAPI document, so the two cannot
+ * drift.
+ */
+export function mountRoutes(
+  app: Hono<AppEnv>,
+  entries: readonly RouteEntry[],
+  opts: { deps: ApiDeps; prefix: string; guards: (entry: RouteEntry) => MiddlewareHandler<AppEnv>[] },
+): void {
+  for (const entry of entries) {
+    app.on(
+      entry.method,
+      toHonoPath(entry.path),
+      tagRoute(`${opts.prefix}${entry.path}`),
+      ...opts.guards(entry),
+      routeHandler(entry, opts.deps),
+    );
+  }
+}
+
+function routeHandler(entry: RouteEntry, deps: ApiDeps): MiddlewareHandler<AppEnv> {
+  return async function handle(c) {
+    const params = validateInput(entry.params ?? NO_PARAMETERS, c.req.param(), "path");
+    const query = validateInput(entry.query ?? NO_PARAMETERS, queryValues(c.req.queries()), "query");
+    const idempotencyKey = entry.write ? readIdempotencyKey(c) : null;
+    let body: unknown;
+    if (entry.body !== undefined) {
+      c.set("json", parseJsonBody(c.var.rawBody));
+      // Every body is a JSON object; valibot's strictObject would take `[]` for an all-optional object.
+      if (Array.isArray(c.var.json)) throw invalidRequest("The request body must be a JSON object");
+      body = validateInput(entry.body, c.var.json, "body");
+    }
+    const auth = entry.auth === "signature" ? c.var.auth : undefined;
+    const call: ErasedCall = auth
+      ? { params, query, body, deps, ctx: auth.ctx }
+      : { params, query, body, deps };
+    const status = entry.success.status;
+
+    if (entry.run !== undefined) {
+      const run = entry.run;
+      if (idempotencyKey !== null) {
+        // Idempotency keys are scoped to a tenant: only signed routes can be writes.
+        if (auth === undefined) throw new Error(`write route ${entry.operationId} has no tenant`);
+        return idempotentWrite(c, deps, { tenantId: auth.ctx.tenant.id, key: idempotencyKey }, status, (tx) =>
+          run(tx, call),
+        );
+      }
+      const view = await deps.uow.run((tx) => run(tx, call));
+      return c.json(view as object, status);
+    }
+    if (entry.respond === undefined)
+      throw new Error(`route ${entry.operationId} has neither run nor respond`);
+    return c.json((await entry.respond(call)) as object, status);
+  };
+}
+
+/**
+ * Query parameters as given: a key sent once is a string, a key sent more than once an array, so a
+ * repeatable parameter (sortBy) keeps every value and a duplicated single-valued one is a 400
+ * instead of a silent pick of one of them.
+ */
+export function queryValues(all: Record<string, string[]>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, values] of Object.entries(all)) out[key] = values.length === 1 ? values[0]! : values;
+  return out;
+}

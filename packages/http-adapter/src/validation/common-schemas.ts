@@ -1,0 +1,94 @@
+import * as v from "valibot";
+
+/** Free-form objects (metadata, evidence): capped so they stay cheap to store, hash and return. */
+export const FREE_FORM_BYTES_MAX = 16 * 1024;
+export const FREE_FORM_DEPTH_MAX = 8;
+
+/** A string of `min..max` characters. Every string has a ceiling. */
+export const boundedString = (min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.minLength(min, min === 1 ? "must not be empty" : `must be at least ${min} characters`),
+    v.maxLength(max, `must be at most ${max} characters`),
+  );
+
+/** Amounts of money in minor units: a safe integer 1 .. 2^53-1. Floats, strings, 0 and negatives are refused. */
+export const amountMinorSchema = v.pipe(
+  v.number(),
+  v.safeInteger("must be an integer between 1 and 9007199254740991"),
+  v.minValue(1, "must be at least 1"),
+  v.description("Integer count of minor units, 1 .. 2^53-1."),
+);
+
+/** ISO-4217 alphabetic code. */
+export const currencySchema = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, "must be an ISO-4217 code"));
+
+export const isoTimestampSchema = v.pipe(v.string(), v.isoTimestamp("must be an ISO-8601 timestamp"));
+
+export const isoDateSchema = v.pipe(v.string(), v.isoDate("must be an ISO-8601 date (YYYY-MM-DD)"));
+
+/** SHA-256 hex (documentHash, binding hashes). */
+export const sha256HexSchema = v.pipe(
+  v.string(),
+  v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hexadecimal characters"),
+);
+
+/** ISO-3166-1 alpha-2. */
+export const countryCodeSchema = v.pipe(
+  v.string(),
+  v.regex(/^[A-Z]{2}$/, "must be an ISO-3166-1 alpha-2 code"),
+);
+
+/** Resource uids in paths and bodies. */
+export const uidSchema = boundedString(1, 128);
+
+export const clientReferenceSchema = boundedString(1, 200);
+
+/** Spec, Limits: railCode at most 64 characters (payouts, top-ups, quotes). */
+export const railCodeSchema = boundedString(1, 64);
+
+/** True when the value nests deeper than `max` levels (the object itself is level 1). Stops early. */
+export function nestsDeeperThan(value: unknown, max: number, level = 1): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (level > max) return true;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  return children.some((child) => nestsDeeperThan(child, max, level + 1));
+}
+
+/**
+ * Any JSON object, arrays excluded. A `custom` schema because `v.record` copies its input into a
+ * new object, which would turn an array into `{"0": ...}` before any check could refuse it. The
+ * OpenAPI document describes it as `{ "type": "object" }` (see `jsonSchemaOf`).
+ */
+export const jsonObjectSchema = v.custom<Record<string, unknown>>(
+  (x) => typeof x === "object" && x !== null && !Array.isArray(x),
+  "must be a JSON object",
+);
+
+/**
+ * A JSON object of the tenant's own structure (metadata, evidence), at most 16 KiB serialized and
+ * 8 levels deep. The checks are described, not converted, in the OpenAPI document.
+ */
+export const freeFormObjectSchema = v.pipe(
+  jsonObjectSchema,
+  v.check((o) => !nestsDeeperThan(o, FREE_FORM_DEPTH_MAX), `must nest at most ${FREE_FORM_DEPTH_MAX} levels`),
+  v.check(
+    // Too deep is already reported, and serializing a hostile nesting could exhaust the stack.
+    (o) =>
+      nestsDeeperThan(o, FREE_FORM_DEPTH_MAX) ||
+      Buffer.byteLength(JSON.stringify(o), "utf8") <= FREE_FORM_BYTES_MAX,
+    `must serialize to at most ${FREE_FORM_BYTES_MAX} bytes`,
+  ),
+  v.description(
+    `Free-form JSON object; at most ${FREE_FORM_BYTES_MAX} bytes serialized and ${FREE_FORM_DEPTH_MAX} levels deep.`,
+  ),
+);
+
+export const uidParamsSchema = v.strictObject({ uid: uidSchema });
+
+/** The one error body, for the OpenAPI document. */
+export const errorBodySchema = v.object({
+  error: v.string(),
+  message: v.string(),
+  details: v.optional(v.array(v.object({ field: v.string(), issue: v.string() }))),
+});

@@ -1,0 +1,113 @@
+import type { ErrorDetail } from "@wallet/ledger-core";
+import * as v from "valibot";
+import { invalidRequest } from "../errors/http-error.js";
+
+/** Past this many issues the rest are dropped: a hostile body must not produce a huge answer. */
+const DETAILS_MAX = 20;
+
+/** Where an input comes from; named in the message of the 400. */
+export type InputSource = "body" | "query" | "path";
+
+/**
+ * Validates `value` against `schema`, returning the typed output or throwing 400 InvalidRequest with
+ * one detail per issue, each naming the JSON path (`identifiers[0].value`). Messages never echo the
+ * value received (it may be personal data).
+ */
+export function validateInput<S extends v.GenericSchema>(
+  schema: S,
+  value: unknown,
+  source: InputSource,
+): v.InferOutput<S> {
+  const unstorable = findUnstorableText(value);
+  if (unstorable !== null) {
+    throw invalidRequest(`The request ${source} is invalid`, [
+      {
+        field: jsonPath(unstorable.map((key) => ({ key }))) || source,
+        issue: "must be text without NUL characters or unpaired surrogates",
+      },
+    ]);
+  }
+  const result = v.safeParse(schema, value, { abortEarly: false });
+  if (result.success) return result.output;
+  const details = result.issues.slice(0, DETAILS_MAX).map((issue) => toDetail(issue, source));
+  throw invalidRequest(`The request ${source} is invalid`, details);
+}
+
+function toDetail(issue: v.GenericIssue, source: InputSource): ErrorDetail {
+  const path = issue.path ?? [];
+  const field = jsonPath(path) || source;
+  const last = path.at(-1);
+  // A strict object reports both an unknown key (expected never) and a missing one on the key.
+  if (issue.type === "strict_object" && last?.origin === "key") {
+    return { field, issue: issue.expected === "never" ? "unknown field" : "required" };
+  }
+  if (issue.kind === "schema" && issue.input === undefined && path.length > 0)
+    return { field, issue: "required" };
+  // Schema issues carry a structural expectation; validation actions carry the message given in
+  // the schema (every action in this package names one), so neither holds the received value.
+  if (issue.kind === "schema") return { field, issue: `expected ${issue.expected ?? "a valid value"}` };
+  return { field, issue: issue.message };
+}
+
+/** A UTF-16 surrogate without its pair: not Unicode text, and each engine stores it differently. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** U+0000 (Postgres text cannot hold it, so Postgres alone failed with a 500) or a lone surrogate. */
+const isUnstorable = (s: string) => s.includes("\u0000") || LONE_SURROGATE.test(s);
+
+/**
+ * The path of the first string (value or object key) no store can keep as sent, or null.
+ * Iterative, with parent links instead of path copies: a hostile body may nest thousands deep.
+ */
+export function findUnstorableText(value: unknown): (string | number)[] | null {
+  type Node = { value: unknown; key: string | number | null; parent: Node | null };
+  const pathOf = (n: Node | null, last?: string): (string | number)[] => {
+    const path: (string | number)[] = last === undefined ? [] : [last];
+    for (let at = n; at !== null && at.key !== null; at = at.parent) path.unshift(at.key);
+    return path;
+  };
+  const stack: Node[] = [{ value, key: null, parent: null }];
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    const v = node.value;
+    if (typeof v === "string") {
+      if (isUnstorable(v)) return pathOf(node);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: i, parent: node });
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, child] of Object.entries(v)) {
+        if (isUnstorable(k)) return pathOf(node, k);
+        stack.push({ value: child, key: k, parent: node });
+      }
+    }
+  }
+  return null;
+}
+
+/** `[{key:"identifiers"},{key:0},{key:"value"}]` -> `identifiers[0].value`. */
+export function jsonPath(path: readonly { key: unknown }[]): string {
+  let out = "";
+  for (const { key } of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/**
+ * Parses the body bytes as JSON: 400 for invalid UTF-8 or JSON. An empty body is `undefined`, which
+ * a route with a body schema then refuses.
+ */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  if (bytes.byteLength === 0) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalidRequest("The request body is not valid UTF-8");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidRequest("The request body is not valid JSON");
+  }
+}

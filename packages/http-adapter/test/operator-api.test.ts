@@ -1,0 +1,87 @@
+import { createMemoryStore } from "@wallet/ledger-core/memory";
+import { beforeEach, describe, expect, it } from "vitest";
+import { UNAUTHORIZED_BODY } from "../src/index.js";
+import { ADMIN, createHarness, type Harness, seedTenant } from "./support/fixture.js";
+
+describe("operator API (/api/v1/admin)", () => {
+  let h: Harness;
+  beforeEach(async () => {
+    const { uow } = createMemoryStore();
+    h = createHarness(uow);
+    await seedTenant(uow, { id: "acme" });
+  });
+
+  it("401 with the one body for a missing or wrong bearer token", async () => {
+    for (const res of [
+      await h.admin("GET", `${ADMIN}/ledger/trial-balance`, undefined, "wrong"),
+      await h.admin("GET", `${ADMIN}/ledger/trial-balance`, undefined, ""),
+      await h.app.request(`${ADMIN}/ledger/trial-balance`),
+      await h.app.request(`${ADMIN}/ledger/trial-balance`, { headers: { Authorization: "Basic abc" } }),
+    ]) {
+      expect(res.status).toBe(401);
+      expect(await res.text()).toBe(UNAUTHORIZED_BODY);
+    }
+  });
+
+  it("is disabled (every route 404, as if absent) when adminToken is null", async () => {
+    const off = createHarness(h.uow, { adminToken: null });
+    for (const [method, path] of [
+      ["GET", `${ADMIN}/ledger/trial-balance`],
+      ["POST", `${ADMIN}/tenants/acme/prefund`],
+      ["GET", `${ADMIN}/audit`],
+    ] as const) {
+      const res = await off.admin(
+        method,
+        path,
+        method === "POST" ? { amountMinor: 1, currency: "KES" } : undefined,
+      );
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: "NotFound", message: "Route not found" });
+    }
+  });
+
+  it("funds and reads a prefund; validates the body and query; 404 for an unknown tenant", async () => {
+    const funded = await h.admin("POST", `${ADMIN}/tenants/acme/prefund`, {
+      amountMinor: 5_000,
+      currency: "KES",
+    });
+    expect(funded.status).toBe(200);
+    expect(await funded.json()).toEqual({ tenantId: "acme", currency: "KES", balanceMinor: 5_000 });
+    const again = await h.admin("POST", `${ADMIN}/tenants/acme/prefund`, { amountMinor: 1, currency: "KES" });
+    expect(await again.json()).toEqual({ tenantId: "acme", currency: "KES", balanceMinor: 5_001 });
+    expect(await (await h.admin("GET", `${ADMIN}/tenants/acme/prefund?currency=KES`)).json()).toEqual({
+      tenantId: "acme",
+      currency: "KES",
+      balanceMinor: 5_001,
+    });
+    expect((await h.admin("GET", `${ADMIN}/tenants/acme/prefund`)).status).toBe(400);
+    expect(
+      (await h.admin("POST", `${ADMIN}/tenants/acme/prefund`, { amountMinor: 0, currency: "KES" })).status,
+    ).toBe(400);
+    expect(
+      (await h.admin("POST", `${ADMIN}/tenants/acme/prefund`, { amountMinor: 1, currency: "KES", extra: 1 }))
+        .status,
+    ).toBe(400);
+    const unknown = await h.admin("POST", `${ADMIN}/tenants/nobody/prefund`, {
+      amountMinor: 1,
+      currency: "KES",
+    });
+    expect(unknown.status).toBe(404);
+    expect((await h.admin("GET", `${ADMIN}/tenants/nobody/prefund?currency=KES`)).status).toBe(404);
+  });
+
+  it("trial balance of an empty ledger is balanced; audit lists nothing yet", async () => {
+    expect(await (await h.admin("GET", `${ADMIN}/ledger/trial-balance`)).json()).toEqual({
+      currencies: [],
+      balanced: true,
+    });
+    expect(await (await h.admin("GET", `${ADMIN}/audit?tenantId=acme`)).json()).toEqual({ data: [] });
+    expect(await (await h.admin("GET", `${ADMIN}/audit`)).json()).toEqual({ data: [] });
+  });
+
+  it("unknown operator routes are 404 with the body", async () => {
+    const res = await h.admin("GET", `${ADMIN}/nope`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("X-Request-Id")).toBeTruthy();
+  });
+});

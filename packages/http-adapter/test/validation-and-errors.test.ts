@@ -1,0 +1,368 @@
+import { StoreUnavailableError, type Tx, type UnitOfWork } from "@wallet/ledger-core";
+import { createMemoryStore } from "@wallet/ledger-core/memory";
+import { beforeEach, describe, expect, it } from "vitest";
+import {
+  createHarness,
+  type Harness,
+  onboardingBody,
+  type SeededTenant,
+  seedTenant,
+  TENANT,
+} from "./support/fixture.js";
+
+const CREDITS = `${TENANT}/wallet-credits`;
+const CUSTOMERS = `${TENANT}/customers`;
+
+type ErrorBody = { error: string; message: string; details?: { field: string; issue: string }[] };
+const errorOf = async (res: Response) => (await res.json()) as ErrorBody;
+
+describe("request validation: strict, with JSON paths", () => {
+  let h: Harness;
+  let acme: SeededTenant;
+  beforeEach(async () => {
+    const { uow } = createMemoryStore();
+    h = createHarness(uow);
+    acme = await seedTenant(uow, { id: "acme" });
+  });
+
+  const expect400 = async (res: Response, field: string, issue?: string | RegExp) => {
+    expect(res.status).toBe(400);
+    const body = await errorOf(res);
+    expect(body.error).toBe("InvalidRequest");
+    const detail = body.details?.find((d) => d.field === field);
+    expect(detail, JSON.stringify(body.details)).toBeDefined();
+    if (issue !== undefined) expect(detail?.issue).toMatch(issue);
+    return body;
+  };
+
+  it("names an unknown field at the top level and deep inside arrays and objects", async () => {
+    await expect400(
+      await h.call(acme, "POST", CUSTOMERS, { body: onboardingBody({ bogus: 1 }) }),
+      "bogus",
+      "unknown field",
+    );
+    const nested = onboardingBody();
+    (nested.identifiers[0] as Record<string, unknown>).extra = "x";
+    (nested.kyc as Record<string, unknown>).surprise = true;
+    const body = await expect400(
+      await h.call(acme, "POST", CUSTOMERS, { body: nested }),
+      "identifiers[0].extra",
+      "unknown field",
+    );
+    expect(body.details?.map((d) => d.field)).toContain("kyc.surprise");
+    await expect400(
+      await h.call(acme, "POST", CREDITS, {
+        body: { walletUid: "wal_1", amountMinor: 1, currency: "KES", clientReference: "c", fee: 0 },
+      }),
+      "fee",
+      "unknown field",
+    );
+  });
+
+  it("names missing required fields and wrong types without echoing the value", async () => {
+    const { displayName: _d, ...missing } = onboardingBody();
+    await expect400(await h.call(acme, "POST", CUSTOMERS, { body: missing }), "displayName", "required");
+    const wrong = onboardingBody();
+    (wrong.identifiers[1] as Record<string, unknown>).value = 12345678;
+    const body = await expect400(
+      await h.call(acme, "POST", CUSTOMERS, { body: wrong }),
+      "identifiers[1].value",
+    );
+    expect(JSON.stringify(body)).not.toContain("12345678");
+  });
+
+  it("validates formats: ISO timestamps and dates, 64-hex documentHash, enums, currency", async () => {
+    const cases: [Record<string, unknown>, string][] = [];
+    const badTime = onboardingBody();
+    badTime.agreements[0]!.acceptedAt = "22/11/2026";
+    cases.push([badTime, "agreements[0].acceptedAt"]);
+    const badHash = onboardingBody();
+    badHash.agreements[0]!.documentHash = "z".repeat(64);
+    cases.push([badHash, "agreements[0].documentHash"]);
+    const shortHash = onboardingBody();
+    shortHash.agreements[0]!.documentHash = "a".repeat(63);
+    cases.push([shortHash, "agreements[0].documentHash"]);
+    cases.push([onboardingBody({ dateOfBirth: "1990-13-01" }), "dateOfBirth"]);
+    cases.push([onboardingBody({ customerType: "robot" }), "customerType"]);
+    const badVerifiedAt = onboardingBody();
+    (badVerifiedAt.identifiers[0] as Record<string, unknown>).verifiedAt = "yesterday";
+    cases.push([badVerifiedAt, "identifiers[0].verifiedAt"]);
+    const badReview = onboardingBody();
+    badReview.kyc.reviewType = "upgrade";
+    cases.push([badReview, "kyc.reviewType"]);
+    for (const [body, field] of cases)
+      await expect400(await h.call(acme, "POST", CUSTOMERS, { body }), field);
+    await expect400(
+      await h.call(acme, "POST", CREDITS, {
+        body: { walletUid: "wal_1", amountMinor: 1, currency: "kes", clientReference: "c" },
+      }),
+      "currency",
+    );
+    const ok = onboardingBody({ dateOfBirth: "1990-01-31" });
+    ok.agreements[0]!.acceptedAt = "2026-11-22T12:00:00+03:00";
+    expect((await h.call(acme, "POST", CUSTOMERS, { body: ok })).status).toBe(201);
+  });
+
+  it("caps free-form objects at 16 KiB serialized and 8 levels deep", async () => {
+    const credit = (metadata: unknown) =>
+      h.call(acme, "POST", CREDITS, {
+        body: { walletUid: "wal_1", amountMinor: 1, currency: "KES", clientReference: "c", metadata },
+      });
+    await expect400(await credit({ blob: "x".repeat(16 * 1024) }), "metadata", /16384 bytes/);
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 8; i++) deep = { d: deep }; // 9 levels
+    await expect400(await credit(deep), "metadata", /8 levels/);
+    await expect400(await credit([1, 2]), "metadata");
+    await expect400(await credit("text"), "metadata");
+    let eight: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 7; i++) eight = { d: eight };
+    // Valid metadata passes validation and reaches the use case (404: the wallet does not exist).
+    expect((await credit(eight)).status).toBe(404);
+    const evidence = onboardingBody();
+    (evidence.kyc as Record<string, unknown>).evidence = { big: "y".repeat(17_000) };
+    await expect400(await h.call(acme, "POST", CUSTOMERS, { body: evidence }), "kyc.evidence");
+  });
+
+  it("refuses a hostile nesting without crashing", async () => {
+    const rawBody = `{"walletUid":"w","amountMinor":1,"currency":"KES","clientReference":"c","metadata":${"[".repeat(50_000)}${"]".repeat(50_000)}}`;
+    const res = await h.call(acme, "POST", CREDITS, { rawBody });
+    expect(res.status).toBe(400);
+  });
+
+  it("400 for invalid JSON, an empty body and invalid UTF-8", async () => {
+    const invalid = await h.call(acme, "POST", CREDITS, { rawBody: "{not json" });
+    expect(invalid.status).toBe(400);
+    expect((await errorOf(invalid)).message).toMatch(/JSON/);
+    expect((await h.call(acme, "POST", CREDITS, { rawBody: "" })).status).toBe(400);
+    const bytes = new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]);
+    const res = await h.app.request(
+      CREDITS,
+      {
+        method: "POST",
+        body: bytes,
+        headers: {
+          ...(await signedHeadersFor(h, acme, "POST", CREDITS, bytes)),
+          "Idempotency-Key": "k-utf8",
+        },
+      },
+      { incoming: { socket: { remoteAddress: "127.0.0.1" } } },
+    );
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).message).toMatch(/UTF-8/);
+  });
+
+  it("400 for a JSON array where an object is expected, even when every field is optional", async () => {
+    const array = await h.call(acme, "POST", CREDITS, { rawBody: "[]" });
+    expect(array.status).toBe(400);
+    expect((await errorOf(array)).message).toMatch(/JSON object/);
+  });
+
+  it("Idempotency-Key: required on writes, 1-255 printable ASCII", async () => {
+    const body = { walletUid: "wal_1", amountMinor: 1, currency: "KES", clientReference: "c" };
+    await expect400(
+      await h.call(acme, "POST", CREDITS, { body, idempotencyKey: null }),
+      "Idempotency-Key",
+      "required",
+    );
+    await expect400(
+      await h.call(acme, "POST", CREDITS, { body, idempotencyKey: "k".repeat(256) }),
+      "Idempotency-Key",
+    );
+    await expect400(
+      await h.call(acme, "POST", CREDITS, { body, idempotencyKey: "caf\u00e9" }),
+      "Idempotency-Key",
+    );
+    expect((await h.call(acme, "POST", CREDITS, { body, idempotencyKey: "k".repeat(255) })).status).toBe(404);
+  });
+
+  it("validates path and query: unknown query parameters are refused", async () => {
+    await expect400(
+      await h.call(acme, "GET", `${TENANT}/customers/cus_1?verbose=1`),
+      "verbose",
+      "unknown field",
+    );
+    await expect400(await h.call(acme, "GET", `${TENANT}/customers/${"x".repeat(129)}`), "uid");
+  });
+});
+
+/** Signs arbitrary bytes (the harness signs strings). */
+async function signedHeadersFor(h: Harness, t: SeededTenant, method: string, path: string, body: Uint8Array) {
+  const { createHash, sign } = await import("node:crypto");
+  h.clock.advanceMs(1000);
+  const timestamp = h.nowSeconds();
+  const canonical = `${method}\n${path}\n${timestamp}\n${createHash("sha256").update(body).digest("hex")}`;
+  return {
+    "X-Api-Key": t.apiKey,
+    "X-Key-Id": t.key.kid,
+    "X-Timestamp": timestamp,
+    "X-Signature": sign(null, Buffer.from(canonical), t.key.privateKeyPem).toString("base64"),
+  };
+}
+
+describe("limits, request ids and failures", () => {
+  let h: Harness;
+  let acme: SeededTenant;
+  let uow: UnitOfWork;
+  beforeEach(async () => {
+    uow = createMemoryStore().uow;
+    h = createHarness(uow);
+    acme = await seedTenant(uow, { id: "acme" });
+  });
+
+  it("413 for a body over 1 MiB, before authentication, declared or streamed", async () => {
+    const big = "x".repeat(1024 * 1024 + 1);
+    const streamed = await h.app.request(CREDITS, { method: "POST", body: big });
+    expect(streamed.status).toBe(413);
+    expect(await errorOf(streamed)).toEqual({ error: "PayloadTooLarge", message: expect.any(String) });
+    expect(streamed.headers.get("X-Request-Id")).toBeTruthy();
+    const declared = await h.app.request(CREDITS, {
+      method: "POST",
+      body: "{}",
+      headers: { "Content-Length": String(2 * 1024 * 1024) },
+    });
+    expect(declared.status).toBe(413);
+    const exactly = "x".repeat(1024 * 1024);
+    // At the limit the body is read and the request proceeds to authentication.
+    expect((await h.app.request(CREDITS, { method: "POST", body: exactly })).status).toBe(401);
+  });
+
+  it("429 with Retry-After once the API key's bucket is empty; other keys are unaffected", async () => {
+    const slow = await seedTenant(uow, { id: "slow", rateLimit: { perSecond: 1, burst: 3 } });
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 4; i++) {
+      last = await h.call(slow, "GET", `${TENANT}/customers/cus_${i}`, { advanceClock: false });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([404, 404, 404, 429]);
+    expect(last?.headers.get("Retry-After")).toBe("1");
+    expect(await last?.json()).toEqual({ error: "TooManyRequests", message: expect.any(String) });
+    expect((await h.call(acme, "GET", `${TENANT}/customers/cus_x`, { advanceClock: false })).status).toBe(
+      404,
+    );
+    h.clock.advanceMs(1000);
+    expect((await h.call(slow, "GET", `${TENANT}/customers/cus_9`, { advanceClock: false })).status).toBe(
+      404,
+    );
+  });
+
+  it("X-Request-Id: echoed when valid, generated when absent or invalid, on every response", async () => {
+    const echoed = await h.call(acme, "GET", `${TENANT}/customers/cus_1`, {
+      headers: { "X-Request-Id": "abc.DEF:1-2_3" },
+    });
+    expect(echoed.headers.get("X-Request-Id")).toBe("abc.DEF:1-2_3");
+    const generated = await h.call(acme, "GET", `${TENANT}/customers/cus_1`);
+    const invalid = await h.call(acme, "GET", `${TENANT}/customers/cus_1`, {
+      headers: { "X-Request-Id": "has space" },
+    });
+    const tooLong = await h.call(acme, "GET", `${TENANT}/customers/cus_1`, {
+      headers: { "X-Request-Id": "x".repeat(129) },
+    });
+    for (const r of [generated, invalid, tooLong]) {
+      expect(r.status).toBe(404);
+      expect(r.headers.get("X-Request-Id")).toMatch(/^req_[0-9a-f-]{36}$/);
+    }
+    expect(generated.headers.get("X-Request-Id")).not.toBe(invalid.headers.get("X-Request-Id"));
+    const unauthorized = await h.app.request(`${TENANT}/customers/cus_1`, {
+      headers: { "X-Request-Id": "r-401" },
+    });
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers.get("X-Request-Id")).toBe("r-401");
+    for (const path of [`${TENANT}/nope`, "/elsewhere", `${TENANT}/health`]) {
+      const res = await h.app.request(path, { headers: { "X-Request-Id": "r-any" } });
+      expect(res.headers.get("X-Request-Id")).toBe("r-any");
+    }
+  });
+
+  it("unknown routes and wrong methods are 404 with the error body", async () => {
+    for (const [method, path] of [
+      ["GET", `${TENANT}/nope`],
+      ["DELETE", `${TENANT}/customers/cus_1`],
+      ["PUT", `${TENANT}/wallet-credits`],
+      ["GET", "/"],
+      ["GET", "/api/v1/other"],
+    ] as const) {
+      const res = await h.app.request(path, { method });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(await res.json()).toEqual({ error: "NotFound", message: "Route not found" });
+    }
+  });
+
+  it("GET /health answers without authentication", async () => {
+    const res = await h.app.request(`${TENANT}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      service: "wallet",
+      status: "ok",
+      timestamp: "2026-11-22T10:00:00.000Z",
+    });
+  });
+
+  const failing = (inner: UnitOfWork, error: () => Error): UnitOfWork => ({
+    run: (work) =>
+      inner.run((tx) =>
+        work({
+          ...tx,
+          customers: {
+            ...tx.customers,
+            get: () => {
+              throw error();
+            },
+          },
+        } as Tx),
+      ),
+  });
+
+  it("500 InternalError never leaks the message, stack or SQL; the log holds no message either", async () => {
+    const broken = createHarness(
+      failing(uow, () => new Error("select * from \"customers\" where value = '+254700'")),
+    );
+    const res = await broken.call(acme, "GET", `${TENANT}/customers/cus_1`);
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ error: "InternalError", message: "Internal error" });
+    const logged = JSON.stringify(broken.logs);
+    expect(logged).not.toContain("select");
+    expect(logged).not.toContain("+254700");
+    expect(broken.logs.some((l) => l.level === "error")).toBe(true);
+  });
+
+  it("503 ServiceUnavailable when the store is unreachable", async () => {
+    const down = createHarness(failing(uow, () => new StoreUnavailableError("connection refused 10.0.0.5")));
+    const res = await down.call(acme, "GET", `${TENANT}/customers/cus_1`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: "ServiceUnavailable", message: expect.any(String) });
+    const unreachable = createHarness({
+      run: () => Promise.reject(new StoreUnavailableError("down")),
+    });
+    expect((await unreachable.call(acme, "GET", `${TENANT}/customers/cus_1`)).status).toBe(503);
+  });
+
+  it("logs one line per request: ids, tenant, method, route pattern, status, latency; never secrets or PII", async () => {
+    const res = await h.call(acme, "POST", CUSTOMERS, {
+      body: onboardingBody(),
+      headers: { "X-Request-Id": "log-1" },
+    });
+    expect(res.status).toBe(201);
+    const { walletUid } = (await res.json()) as { walletUid: string };
+    await h.call(acme, "GET", `${TENANT}/wallets/${walletUid}/balance`, {
+      headers: { "X-Request-Id": "log-2" },
+    });
+    await h.app.request(`${TENANT}/customers/cus_1`, { headers: { "X-Request-Id": "log-3" } });
+    const lines = h.logs.filter((l) => l.level === "info").map((l) => l.obj);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toEqual({
+      requestId: "log-1",
+      tenantId: "acme",
+      method: "POST",
+      route: "/api/v1/tenant/customers",
+      status: 201,
+      latencyMs: expect.any(Number),
+    });
+    expect(lines[1]).toMatchObject({ route: "/api/v1/tenant/wallets/{uid}/balance", status: 200 });
+    expect(lines[2]).toMatchObject({ requestId: "log-3", tenantId: null, status: 401 });
+    const all = JSON.stringify(h.logs);
+    for (const secret of [acme.apiKey, "712345678", walletUid, "Wanjiru", "12345678"])
+      expect(all).not.toContain(secret);
+  });
+});
