@@ -1,0 +1,74 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { readCredentials } from "../demo/demo-setup.js";
+import { parseCommandArgs } from "./args.js";
+import { formatResponse, readBody } from "./call-command.js";
+import { type CliIo, line, UsageError } from "./io.js";
+
+const adminPrefix = "/api/v1/admin";
+const methods = ["GET", "POST", "PATCH", "PUT"] as const;
+
+/**
+ * `wallet admin METHOD PATH [json]`: one operator API request with `WALLET_ADMIN_TOKEN` (never a
+ * flag: a token on the command line ends up in shell history and `ps`). The base URL comes from
+ * `--base-url`, else the demo credentials, else `http://127.0.0.1:$PORT` (8080).
+ */
+export async function adminCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    "base-url": { type: "string" },
+    "data-dir": { type: "string" },
+    "request-id": { type: "string" },
+  });
+  const [methodArg, pathArg, bodyArg, ...extra] = positionals;
+  if (methodArg === undefined || pathArg === undefined)
+    throw new UsageError("admin: expected METHOD PATH [json]");
+  if (extra.length > 0)
+    throw new UsageError(`admin: unexpected "${extra[0]}" (quote the JSON body as one argument)`);
+  const method = methodArg.toUpperCase();
+  if (!(methods as readonly string[]).includes(method)) {
+    throw new UsageError(`admin: METHOD must be one of ${methods.join(", ")}`);
+  }
+  if (!pathArg.startsWith("/"))
+    throw new UsageError('admin: PATH must start with "/", e.g. /ledger/trial-balance');
+  const token = io.env.WALLET_ADMIN_TOKEN;
+  if (!token) throw new UsageError("admin: set WALLET_ADMIN_TOKEN to the server's operator token");
+  const cwd = io.cwd ?? process.cwd();
+  const path =
+    pathArg === adminPrefix || pathArg.startsWith(`${adminPrefix}/`) ? pathArg : `${adminPrefix}${pathArg}`;
+  const body = bodyArg === undefined ? undefined : readBody(bodyArg, cwd);
+
+  const demoCredentials = join(resolve(cwd, values["data-dir"] ?? join("data", "demo")), "credentials.json");
+  const baseUrl =
+    values["base-url"] ??
+    (existsSync(demoCredentials)
+      ? readCredentials(demoCredentials).baseUrl
+      : `http://127.0.0.1:${io.env.PORT || 8080}`);
+  let url: URL;
+  try {
+    url = new URL(path, baseUrl);
+  } catch {
+    throw new UsageError(`admin: cannot build a URL from base "${baseUrl}" and "${path}"`);
+  }
+
+  const headers: Record<string, string> = {
+    Accept: "application/json",
+    Authorization: `Bearer ${token}`,
+    "X-Request-Id": values["request-id"] ?? `cli-${randomUUID()}`,
+  };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(30_000) });
+    text = await response.text();
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string } }).cause?.code;
+    io.stderr(
+      line(`wallet: ${method} ${url.origin}${url.pathname} failed: ${cause ?? (e as Error).message}`),
+    );
+    return 1;
+  }
+  io.stdout(formatResponse(response, text, undefined));
+  return response.ok ? 0 : 1;
+}

@@ -1,0 +1,183 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { STATUS_CODES } from "node:http";
+import { join, resolve } from "node:path";
+import { signRequest } from "@wallet/client";
+import { type Credentials, readCredentials } from "../demo/demo-setup.js";
+import { parseCommandArgs } from "./args.js";
+import { allocateTimestamp } from "./call-timestamps.js";
+import { type CliIo, line, UsageError } from "./io.js";
+
+const tenantPrefix = "/api/v1/tenant";
+const methods = ["GET", "POST", "PATCH"] as const;
+const headersOfNote = ["X-Request-Id", "Idempotent-Replayed", "Retry-After"] as const;
+const bodyBytesMax = 1024 * 1024;
+
+export const callOptions = {
+  credentials: { type: "string" },
+  "data-dir": { type: "string" },
+  "key-file": { type: "string" },
+  "api-key": { type: "string" },
+  kid: { type: "string" },
+  "base-url": { type: "string" },
+  "idempotency-key": { type: "string" },
+  "request-id": { type: "string" },
+  "timeout-ms": { type: "string" },
+} as const;
+
+/**
+ * `wallet call METHOD PATH [json]`: signs and sends one tenant request, like curl. Prints the
+ * status line, the headers of note and the pretty JSON body. Exit 0 for 2xx, 1 otherwise. Never
+ * retries: what you typed is what was sent, once.
+ */
+export async function callCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, callOptions);
+  const [methodArg, pathArg, bodyArg, ...extra] = positionals;
+  if (methodArg === undefined || pathArg === undefined)
+    throw new UsageError("call: expected METHOD PATH [json]");
+  if (extra.length > 0)
+    throw new UsageError(`call: unexpected "${extra[0]}" (quote the JSON body as one argument)`);
+  const method = methodArg.toUpperCase();
+  if (!(methods as readonly string[]).includes(method))
+    throw new UsageError(`call: METHOD must be one of ${methods.join(", ")}`);
+  if (!pathArg.startsWith("/")) throw new UsageError('call: PATH must start with "/", e.g. /customers');
+  const path =
+    pathArg === tenantPrefix ||
+    pathArg.startsWith(`${tenantPrefix}/`) ||
+    pathArg.startsWith(`${tenantPrefix}?`)
+      ? pathArg
+      : `${tenantPrefix}${pathArg}`;
+  const cwd = io.cwd ?? process.cwd();
+  const timeoutMs = values["timeout-ms"] === undefined ? 30_000 : Number(values["timeout-ms"]);
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 600_000) {
+    throw new UsageError("--timeout-ms: expected an integer from 1 to 600000");
+  }
+
+  const body = bodyArg === undefined ? undefined : readBody(bodyArg, cwd);
+  const credentials = resolveCredentials(values, cwd);
+
+  let url: URL;
+  try {
+    url = new URL(path, credentials.baseUrl);
+  } catch {
+    throw new UsageError(`call: cannot build a URL from base "${credentials.baseUrl}" and "${path}"`);
+  }
+  // Sign what goes on the wire: the URL's own serialization of the path and query.
+  const pathAndQuery = `${url.pathname}${url.search}`;
+  const isWrite = method !== "GET";
+  const idempotencyKey = values["idempotency-key"] ?? (isWrite ? randomUUID() : undefined);
+  const requestId = values["request-id"] ?? `cli-${randomUUID()}`;
+
+  const { timestamp, waitMs } = allocateTimestamp(
+    `${credentials.apiKey}\n${credentials.kid}`,
+    `${method}\n${pathAndQuery}\n${body ?? ""}`,
+    Math.floor(Date.now() / 1000),
+  );
+  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+  const headers: Record<string, string> = {
+    Accept: "application/json",
+    "X-Request-Id": requestId,
+    ...signRequest({
+      method,
+      pathAndQuery,
+      body: body ?? "",
+      apiKey: credentials.apiKey,
+      kid: credentials.kid,
+      privateKey: credentials.privateKeyPem,
+      timestamp,
+    }),
+  };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (idempotencyKey !== undefined) headers["Idempotency-Key"] = idempotencyKey;
+
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+    text = await response.text();
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string } }).cause?.code;
+    io.stderr(
+      line(`wallet: ${method} ${url.origin}${pathAndQuery} failed: ${cause ?? (e as Error).message}`),
+    );
+    return 1;
+  }
+
+  io.stdout(formatResponse(response, text, idempotencyKey));
+  return response.ok ? 0 : 1;
+}
+
+/** Status line, the headers of note, a blank line and the pretty JSON body. */
+export function formatResponse(response: Response, text: string, idempotencyKey: string | undefined): string {
+  const reason = response.statusText || STATUS_CODES[response.status] || "";
+  const out = [`HTTP ${response.status} ${reason}`.trimEnd()];
+  for (const name of headersOfNote) {
+    const value = response.headers.get(name);
+    if (value !== null) out.push(`${name}: ${value}`);
+  }
+  if (idempotencyKey !== undefined) out.push(`Idempotency-Key: ${idempotencyKey} (sent)`);
+  out.push("");
+  if (text !== "") out.push(prettyJson(text));
+  return out.map(line).join("");
+}
+
+/** The body exactly as given (validated as JSON), or `@file` to read it from a file. */
+export function readBody(arg: string, cwd: string): string {
+  const text = arg.startsWith("@") ? readFileSync(resolve(cwd, arg.slice(1)), "utf8") : arg;
+  if (Buffer.byteLength(text) > bodyBytesMax) throw new UsageError("call: body larger than 1 MiB");
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`call: the body is not JSON (${(e as Error).message})`);
+  }
+  return text;
+}
+
+/**
+ * The signing credentials of `call` and `demo`: flags (`--base-url`, `--api-key`, `--kid`,
+ * `--key-file`) win over the credentials file (`--credentials`, else `--data-dir`'s, else the
+ * demo's), which is read only when a flag is missing.
+ */
+export function resolveCredentials(
+  values: Record<string, string | undefined>,
+  cwd: string,
+  command = "call",
+): Credentials {
+  const flags = {
+    baseUrl: values["base-url"],
+    apiKey: values["api-key"],
+    kid: values.kid,
+    privateKeyPem:
+      values["key-file"] === undefined ? undefined : readFileSync(resolve(cwd, values["key-file"]), "utf8"),
+  };
+  const file =
+    values.credentials !== undefined
+      ? resolve(cwd, values.credentials)
+      : join(resolve(cwd, values["data-dir"] ?? join("data", "demo")), "credentials.json");
+  const complete = Object.values(flags).every((v) => v !== undefined);
+  let base: Partial<Credentials> = {};
+  if (!complete) {
+    if (!existsSync(file)) {
+      throw new UsageError(
+        `${command}: no credentials at ${file}; run "wallet serve" once without a config to create the demo, or pass --base-url, --api-key, --kid and --key-file`,
+      );
+    }
+    base = readCredentials(file);
+  }
+  const merged = {
+    baseUrl: flags.baseUrl ?? base.baseUrl,
+    apiKey: flags.apiKey ?? base.apiKey,
+    kid: flags.kid ?? base.kid,
+    privateKeyPem: flags.privateKeyPem ?? base.privateKeyPem,
+  };
+  for (const [k, v] of Object.entries(merged)) if (!v) throw new UsageError(`${command}: missing ${k}`);
+  return merged as Credentials;
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

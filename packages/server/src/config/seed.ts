@@ -1,0 +1,82 @@
+import { createHash } from "node:crypto";
+import type { Clock, Tenant, UnitOfWork } from "@wallet/ledger-core";
+import { ConfigError } from "./config-error.js";
+import type { TenantConfig, WalletConfig } from "./schema.js";
+import { toSigningKeys, toTenant } from "./to-core.js";
+
+export interface SeedReport {
+  /** Tenants that were not in the database and were inserted whole. */
+  inserted: string[];
+  /** Existing tenants whose config-owned fields changed. */
+  updated: string[];
+  apiKeysAdded: number;
+  signingKeysAdded: number;
+}
+
+/**
+ * Applies the config to the store, idempotently, at every start (docs/operations.md, "Config
+ * precedence"). The file owns what the operator declares once (name, approvals, default
+ * profile); the operator API owns what changes at run time (status, scopes, allowlist, rate
+ * limit, webhook, key statuses), so a restart never silently undoes an operator's change.
+ * Credentials are only ever added: a key missing from the file is not removed, and a key the
+ * operator revoked is not re-activated.
+ */
+export async function seedFromConfig(
+  uow: UnitOfWork,
+  config: WalletConfig,
+  clock: Clock,
+): Promise<SeedReport> {
+  const report: SeedReport = { inserted: [], updated: [], apiKeysAdded: 0, signingKeysAdded: 0 };
+  await uow.run(async (tx) => {
+    const now = clock.now();
+    for (const [i, t] of config.tenants.entries()) {
+      const existing = await tx.tenants.getForUpdate(t.id);
+      if (existing === null) {
+        await tx.tenants.upsert(toTenant(t, now));
+        report.inserted.push(t.id);
+      } else {
+        const merged = withConfigOwnedFields(existing, t);
+        if (JSON.stringify(merged) !== JSON.stringify(existing)) {
+          await tx.tenants.upsert(merged);
+          report.updated.push(t.id);
+        }
+      }
+
+      for (const [j, hash] of apiKeyHashes(t).entries()) {
+        const owner = await tx.tenants.findByApiKeyHash(hash);
+        if (owner === null) {
+          await tx.tenants.addApiKeyHash(t.id, hash);
+          report.apiKeysAdded++;
+        } else if (owner !== t.id) {
+          throw new ConfigError(`tenants[${i}].apiKeys[${j}]`, "API key already belongs to another tenant");
+        }
+      }
+
+      const known = new Set((await tx.tenants.listSigningKeys(t.id)).map((k) => k.kid));
+      for (const key of toSigningKeys(t, now)) {
+        if (known.has(key.kid)) continue;
+        await tx.tenants.addSigningKey(key);
+        report.signingKeysAdded++;
+      }
+    }
+  });
+  return report;
+}
+
+/** The existing tenant with the fields the file owns taken from the file. */
+function withConfigOwnedFields(existing: Tenant, t: TenantConfig): Tenant {
+  return {
+    ...existing,
+    name: t.name,
+    approvedProfiles: [...t.approvedProfiles],
+    defaultProfile: t.defaultProfile,
+    approvedKycLevels: [...t.approvedKycLevels],
+    approvedRails: [...t.approvedRails],
+  };
+}
+
+/** Plain keys (sandbox only) are hashed here and never stored or logged as they are. */
+export const apiKeyHashes = (t: TenantConfig): string[] =>
+  t.apiKeys.map((k) => k.sha256 ?? sha256Hex(k.key ?? ""));
+
+export const sha256Hex = (data: string) => createHash("sha256").update(data, "utf8").digest("hex");

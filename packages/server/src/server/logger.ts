@@ -1,0 +1,46 @@
+import pino, { type Logger } from "pino";
+
+export type { Logger } from "pino";
+
+/**
+ * Header and credential-like paths that must never reach a log line, wherever a caller put them.
+ * The HTTP adapter logs no headers today; this is the net under a future mistake.
+ */
+export const redactedPaths = [
+  "authorization",
+  "apiKey",
+  "privateKeyPem",
+  "secret",
+  "token",
+  "password",
+  "headers.authorization",
+  'headers["x-api-key"]',
+  'headers["x-signature"]',
+  'headers["cookie"]',
+  "*.authorization",
+  "*.apiKey",
+  "*.privateKeyPem",
+  "*.secret",
+  "*.token",
+  "*.password",
+  "*.headers.authorization",
+  '*.headers["x-api-key"]',
+  '*.headers["x-signature"]',
+  '*.headers["cookie"]',
+];
+
+/** JSON lines through `write` (one call per line). */
+export function createLogger(write: (line: string) => void, level = "info"): Logger {
+  return pino(
+    {
+      level,
+      base: { service: "wallet" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: redactedPaths, censor: "[redacted]" },
+    },
+    { write },
+  );
+}
+
+/** A logger that drops everything (tests, embedding). */
+export const silentLogger = (): Logger => pino({ level: "silent" });

@@ -1,0 +1,108 @@
+import {
+  type CoreDeps,
+  isDomainError,
+  type Operation,
+  type PayoutOutcome,
+  reportPayoutResult,
+  type UnitOfWork,
+} from "@wallet/ledger-core";
+import type { WalletConfig } from "../config/schema.js";
+
+/** A sandbox rail whose payouts get an outcome without the operator (DESIGN.md 4.4). */
+export interface AutoOutcomeRule {
+  railCode: string;
+  outcome: PayoutOutcome;
+  delaySeconds: number;
+}
+
+/** The config's automatic-outcome rules: rails with `autoPayoutOutcome` set. */
+export const autoOutcomeRules = (config: WalletConfig): AutoOutcomeRule[] =>
+  config.rails.flatMap((r) =>
+    r.autoPayoutOutcome === null
+      ? []
+      : [{ railCode: r.code, outcome: r.autoPayoutOutcome, delaySeconds: r.autoOutcomeDelaySeconds }],
+  );
+
+export interface SandboxPayoutLimits {
+  /** Processing payouts read per page of one tenant. */
+  pageSize: number;
+  /** Pages read per tenant per run (payouts already uncertain are skipped, so they take room). */
+  pagesMax: number;
+  /** Outcomes applied per run; the next run takes the rest. */
+  outcomesMax: number;
+}
+
+export const defaultSandboxPayoutLimits: SandboxPayoutLimits = {
+  pageSize: 100,
+  pagesMax: 10,
+  outcomesMax: 100,
+};
+
+/**
+ * Job sandbox-payout-outcomes: every payout on a rule's rail that is still `processing` with
+ * provider state `initiated` since at least the rule's delay (as of `asOf`) gets the rule's
+ * outcome, through `reportPayoutResult` as if the rail had reported it. Returns how many moved.
+ *
+ * Safe on several processes: each outcome is its own transaction, and `reportPayoutResult` locks
+ * the payout's accounts before reading its state, so a payout settled meanwhile (by another
+ * process or the operator) is answered without posting; a Conflict (a contradicting result, or a
+ * concurrent change) skips it.
+ *
+ * No port lists payouts by provider state, so candidates come from `operations.list` per tenant
+ * (type payout_b2c, state processing, oldest first) and are filtered here: fine for a sandbox,
+ * and bounded by `limits`.
+ */
+export async function applySandboxPayoutOutcomes(
+  uow: UnitOfWork,
+  core: CoreDeps,
+  rules: readonly AutoOutcomeRule[],
+  asOf: Date,
+  limits: SandboxPayoutLimits = defaultSandboxPayoutLimits,
+): Promise<number> {
+  if (rules.length === 0) return 0;
+  const ruleOf = new Map(rules.map((r) => [r.railCode, r]));
+  const isDue = (op: Operation) => {
+    const rule = op.provider ? ruleOf.get(op.provider.railCode) : undefined;
+    return (
+      rule !== undefined &&
+      op.provider?.state === "initiated" &&
+      Date.parse(op.provider.lastUpdatedAt) <= asOf.getTime() - rule.delaySeconds * 1000
+    );
+  };
+
+  const due = await uow.run(async (tx) => {
+    const found: Operation[] = [];
+    for (const tenant of await tx.tenants.list()) {
+      for (let page = 1; page <= limits.pagesMax && found.length < limits.outcomesMax; page++) {
+        const { data } = await tx.operations.list(
+          { tenantId: tenant.id, type: "payout_b2c", state: "processing" },
+          { page, limit: limits.pageSize, sort: [{ field: "createdAt", direction: "ASC" }] },
+        );
+        found.push(...data.filter(isDue).slice(0, limits.outcomesMax - found.length));
+        if (data.length < limits.pageSize) break;
+      }
+      if (found.length >= limits.outcomesMax) break;
+    }
+    return found;
+  });
+
+  let applied = 0;
+  for (const op of due) {
+    const rule = ruleOf.get(op.provider?.railCode ?? "");
+    if (rule === undefined) continue;
+    try {
+      await uow.run((tx) =>
+        reportPayoutResult(core, tx, {
+          railCode: rule.railCode,
+          operationUid: op.uid,
+          outcome: rule.outcome,
+        }),
+      );
+      applied++;
+    } catch (e) {
+      if (isDomainError(e) && e.code === "Conflict") continue;
+      throw e;
+    }
+  }
+  return applied;
+}

@@ -1,0 +1,291 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { createApp } from "@wallet/http-adapter";
+import { type Clock, type CoreDeps, createUlidGenerator, type WebhookConfig } from "@wallet/ledger-core";
+import { type OpenStoreOptions, openStore, type Store } from "@wallet/persistence";
+import {
+  createWebhookDispatcher,
+  newWebhookSecret,
+  rotateWebhookSecret,
+  type WebhookLogger,
+} from "@wallet/webhooks";
+import type { DatabaseConfig, WalletConfig } from "../config/schema.js";
+import { seedFromConfig } from "../config/seed.js";
+import { toCatalog } from "../config/to-core.js";
+import { type AesGcmVaultOptions, createAesGcmVault } from "../crypto/aes-gcm-vault.js";
+import { createNodeHasher } from "../crypto/node-hasher.js";
+import { createNodeRandom } from "../crypto/node-random.js";
+import { withReferencePage } from "../reference/reference-page.js";
+import { StartupError } from "../startup-error.js";
+import { redactDatabaseUrl } from "./database-url.js";
+import { builtInJobs, defaultJobIntervalMs, type JobContext, runJob } from "./jobs.js";
+import { type Logger, silentLogger } from "./logger.js";
+import { type ScheduledJob, type Scheduler, startScheduler } from "./scheduler.js";
+
+export interface StartServerOptions {
+  config: WalletConfig;
+  /** `sqlite:<path>` or `postgres://...` (relative sqlite paths resolve against the process cwd). */
+  databaseUrl: string;
+  /** PII key ring (see `resolvePiiKeys`). */
+  piiKeys: AesGcmVaultOptions;
+  /** 0 picks a free port. Default 8080. */
+  port?: number;
+  /** Default 127.0.0.1: exposing the service is a decision, not a default. */
+  host?: string;
+  /** Bearer token of the operator API; null or absent disables it. */
+  adminToken?: string | null;
+  logger?: Logger;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** How long `close()` lets in-flight requests finish before cutting connections. Default 10 s. */
+  shutdownGraceMs?: number;
+  /** Bound on reaching the database at start. Default 15 s. */
+  connectTimeoutMs?: number;
+  /**
+   * Run the periodic jobs (activate/expire mandates, expire top-ups, sandbox payout outcomes)
+   * and the webhook dispatcher in this process. Default true. False (`serve --no-scheduler`)
+   * leaves every job to `POST /admin/jobs/{job}/run` or `RunningServer.runJob`.
+   */
+  scheduler?: boolean;
+  /** Serve the interactive API reference at GET /docs (see reference-page.ts). Default true. */
+  referencePage?: boolean;
+  /** Pause between two runs of each periodic job. Default 5 s. */
+  jobIntervalMs?: number;
+  /** Pause between two webhook delivery rounds. Default 1 s. */
+  webhookIntervalMs?: number;
+  /** Extra periodic jobs (see `ScheduledJob`), run beside the built-in ones when the scheduler runs. */
+  jobs?: (context: { store: Store; core: CoreDeps; config: WalletConfig }) => ScheduledJob[];
+}
+
+export interface RunningServer {
+  /** `http://host:port`: the origin tenants use as their base URL. */
+  url: string;
+  port: number;
+  store: Store;
+  core: CoreDeps;
+  /**
+   * Runs a job now (as `POST /admin/jobs/{job}/run` does), as of `asOf` (default: the clock).
+   * Returns how many items it processed, or null for an unknown job. Jobs: see `jobNames`.
+   */
+  runJob(job: string, asOf?: Date): Promise<number | null>;
+  /**
+   * Stops accepting, lets in-flight requests finish (bounded), stops the scheduler and the
+   * webhook dispatcher (waiting for their runs in flight), then closes the store. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** The ports the use cases get, built from node:crypto and the config's catalog. */
+export function createCoreDeps(
+  config: WalletConfig,
+  piiKeys: AesGcmVaultOptions,
+  clock: Clock = systemClock,
+): CoreDeps {
+  return {
+    clock,
+    ids: createUlidGenerator(clock, createNodeRandom()),
+    hasher: createNodeHasher(),
+    vault: createAesGcmVault(piiKeys),
+    catalog: toCatalog(config),
+  };
+}
+
+/**
+ * Opens the store and checks it answers; a failure becomes a one-line `StartupError`. The
+ * message names the database without its password.
+ */
+export async function openCheckedStore(
+  databaseUrl: string,
+  connectTimeoutMs = 15_000,
+  storeOptions: OpenStoreOptions = {},
+): Promise<Store> {
+  const shown = redactDatabaseUrl(databaseUrl);
+  let store: Store;
+  try {
+    store = await openStore(databaseUrl, storeOptions);
+  } catch (e) {
+    throw new StartupError(`cannot open database ${shown}: ${firstLine(e)}`);
+  }
+  try {
+    await withTimeout(store.ping(), connectTimeoutMs, `no answer within ${connectTimeoutMs} ms`);
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw new StartupError(`database ${shown} is unreachable: ${firstLine(e)}`);
+  }
+  return store;
+}
+
+/**
+ * The config file's `database` section as store options for `databaseUrl`. Group commit is on for
+ * SQLite and off for Postgres unless `groupCommit.enabled` says otherwise; its tuning applies
+ * whenever it is on.
+ */
+export function toStoreOptions(databaseUrl: string, database: DatabaseConfig | undefined): OpenStoreOptions {
+  const out: OpenStoreOptions = {};
+  if (database?.poolSize !== undefined) out.poolSize = database.poolSize;
+  const { enabled, maxBatch, maxWaitMs, writers } = database?.groupCommit ?? {};
+  const on = enabled ?? databaseUrl.startsWith("sqlite:");
+  out.groupCommit = on
+    ? {
+        ...(maxBatch === undefined ? {} : { maxBatch }),
+        ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+        ...(writers === undefined ? {} : { writers }),
+      }
+    : false;
+  return out;
+}
+
+/**
+ * The standalone server: open the store, migrate, seed the config, wire the ports and listen.
+ * Used by `wallet serve`, the end-to-end tests and the benchmark.
+ */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const logger = options.logger ?? silentLogger();
+  const clock = options.clock ?? systemClock;
+  const host = options.host ?? "127.0.0.1";
+  const store = await openCheckedStore(
+    options.databaseUrl,
+    options.connectTimeoutMs,
+    toStoreOptions(options.databaseUrl, options.config.database),
+  );
+  let server: Server;
+  let core: CoreDeps;
+  let jobContext: JobContext;
+  try {
+    await store.migrate();
+    const seeded = await seedFromConfig(store.uow, options.config, clock);
+    logger.info({ dialect: store.dialect, ...seeded }, "store ready");
+    core = createCoreDeps(options.config, options.piiKeys, clock);
+    const dispatcher = createWebhookDispatcher({
+      uow: store.uow,
+      clock,
+      settings: options.config.webhooks,
+      logger: webhookLogger(logger),
+    });
+    jobContext = { uow: store.uow, core, config: options.config, dispatcher };
+    const context = jobContext;
+    const app = createApp({
+      uow: store.uow,
+      core,
+      adminToken: options.adminToken ?? null,
+      sandbox: options.config.sandbox,
+      logger,
+      // The adapter runs the store-only jobs itself and hands the others here.
+      runJob: (job, asOfIso) => runJob(context, job, asOfIso === null ? clock.now() : new Date(asOfIso)),
+      rotateWebhookSecret: rotateWebhookSecretNow,
+    });
+    const fetch = options.referencePage === false ? app.fetch : withReferencePage(app.fetch);
+    server = await listen(fetch, options.port ?? 8080, host);
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw e;
+  }
+  const dispatcher = jobContext.dispatcher;
+  const scheduled = options.scheduler ?? true;
+  let scheduler: Scheduler;
+  try {
+    const jobs = scheduled
+      ? [
+          ...builtInJobs(jobContext, options.jobIntervalMs ?? defaultJobIntervalMs),
+          ...(options.jobs?.({ store, core, config: options.config }) ?? []),
+        ]
+      : [];
+    scheduler = startScheduler(jobs, { clock, logger });
+    if (scheduled) dispatcher.start(options.webhookIntervalMs ?? 1_000);
+  } catch (e) {
+    await stopHttp(server, 0);
+    await dispatcher.stop();
+    await store.close().catch(() => {});
+    throw e;
+  }
+  logger.info({ scheduler: scheduled }, scheduled ? "scheduler started" : "scheduler disabled");
+
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const graceMs = options.shutdownGraceMs ?? 10_000;
+  let closing: Promise<void> | undefined;
+
+  const close = () => {
+    closing ??= (async () => {
+      logger.info({ graceMs }, "shutting down");
+      await stopHttp(server, graceMs);
+      // Jobs and deliveries in flight finish before the store they write to closes.
+      await scheduler.stop();
+      await dispatcher.stop();
+      await store.close();
+      logger.info({}, "stopped");
+    })();
+    return closing;
+  };
+  const runNow = (job: string, asOf?: Date) => runJob(jobContext, job, asOf ?? clock.now());
+  return { url, port, store, core, runJob: runNow, close };
+}
+
+/**
+ * `POST /admin/tenants/{tenantId}/webhook/secrets`: a fresh random secret, signing from `now`.
+ * A new secret must be newer than every existing one; two rotations within one millisecond would
+ * be refused for that alone, so the second is dated 1 ms after the first (never more than a
+ * second ahead: a secret dated further in the future is a clock problem the refusal reports).
+ */
+function rotateWebhookSecretNow(webhook: WebhookConfig, now: Date) {
+  const newest = Math.max(...webhook.secrets.map((s) => Date.parse(s.createdAt)).filter(Number.isFinite));
+  const at = newest >= now.getTime() && newest < now.getTime() + 1_000 ? new Date(newest + 1) : now;
+  const secret = newWebhookSecret(at);
+  return { webhook: rotateWebhookSecret(webhook, secret), secret };
+}
+
+/** The dispatcher's log calls as pino lines. Its fields never hold a secret, a URL or a body. */
+function webhookLogger(logger: Logger): WebhookLogger {
+  return {
+    info: (message, fields) => logger.info({ component: "webhooks", ...fields }, message),
+    warn: (message, fields) => logger.warn({ component: "webhooks", ...fields }, message),
+    error: (message, fields) => logger.error({ component: "webhooks", ...fields }, message),
+  };
+}
+
+function listen(fetch: Parameters<typeof serve>[0]["fetch"], port: number, hostname: string) {
+  return new Promise<Server>((resolve, reject) => {
+    const server = serve({ fetch, port, hostname }) as Server;
+    const onError = (e: Error) =>
+      reject(new StartupError(`cannot listen on ${hostname}:${port}: ${firstLine(e)}`));
+    server.once("error", onError);
+    server.once("listening", () => {
+      server.off("error", onError);
+      resolve(server);
+    });
+  });
+}
+
+/** Stop accepting, let requests in flight finish, and cut whatever is left after `graceMs`. */
+export function stopHttp(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    // A keep-alive connection whose request finishes after close() would otherwise stay open
+    // until its keep-alive timeout; sweep idle ones until the server has closed.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    timer.unref();
+    sweep.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export const firstLine = (e: unknown): string => {
+  const text = e instanceof Error ? e.message || e.name : String(e);
+  return text.split(/\r?\n/)[0]?.trim() || "unknown error";
+};

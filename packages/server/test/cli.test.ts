@@ -1,0 +1,239 @@
+import { createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { designExample } from "./fixtures.js";
+import { run, serve } from "./helpers.js";
+
+const tempDir = (name: string) => mkdtempSync(join(tmpdir(), `wallet-${name}-`));
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+describe("wallet keygen", () => {
+  it("prints the public key, writes the private key 0600 and never overwrites", async () => {
+    const cwd = tempDir("keygen");
+    const first = await run(["keygen", "--kid", "k2", "--out", "keys/k2.pem"], { cwd });
+    expect(first.code).toBe(0);
+    const file = join(cwd, "keys", "k2.pem");
+    expect(modeOf(file)).toBe(0o600);
+    const privateKeyPem = readFileSync(file, "utf8");
+    expect(first.stdout).not.toContain("PRIVATE KEY");
+    expect(first.stderr).not.toContain("PRIVATE KEY");
+    const publicKey = createPublicKey(first.stdout);
+    expect(publicKey.asymmetricKeyType).toBe("ed25519");
+    expect(createPublicKey(createPrivateKey(privateKeyPem)).export({ type: "spki", format: "pem" })).toBe(
+      first.stdout,
+    );
+    expect(first.stderr).toContain("kid: k2");
+
+    const second = await run(["keygen", "--kid", "k2", "--out", "keys/k2.pem"], { cwd });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/already exists/);
+    expect(readFileSync(file, "utf8")).toBe(privateKeyPem);
+  });
+
+  it("refuses a bad kid as a usage error", async () => {
+    const result = await run(["keygen", "--kid", "bad kid"], { cwd: tempDir("keygen") });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("wallet serve refusals", () => {
+  const writeConfig = (dir: string, config: unknown) => {
+    const file = join(dir, "wallet.config.json");
+    writeFileSync(file, JSON.stringify(config));
+    return file;
+  };
+
+  it("exits 1 with the config error's one line", async () => {
+    const cwd = tempDir("badconfig");
+    const config = designExample();
+    config.tenants[0].signingKeys.push({ ...config.tenants[0].signingKeys[0] });
+    const file = writeConfig(cwd, config);
+    const result = await run(["serve", "--config", file, "--port", "0"], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('wallet: config: tenants[0].signingKeys[1].kid: duplicate kid "k1"\n');
+  });
+
+  it("reads the config path from WALLET_CONFIG", async () => {
+    const cwd = tempDir("envconfig");
+    writeConfig(cwd, { ...designExample(), extra: 1 });
+    const result = await run(["serve", "--port", "0"], { cwd, env: { WALLET_CONFIG: "wallet.config.json" } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe("wallet: config: extra: unknown key\n");
+  });
+
+  it("requires WALLET_PII_KEY outside sandbox", async () => {
+    const cwd = tempDir("nopii");
+    const config = designExample();
+    config.sandbox = false;
+    config.tenants[0].apiKeys = [{ sha256: "a".repeat(64) }];
+    const file = writeConfig(cwd, config);
+    const result = await run(["serve", "--config", file, "--port", "0"], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "wallet: WALLET_PII_KEY is required outside sandbox mode (32 random bytes, base64)\n",
+    );
+  });
+
+  it("exits 1 with one line when the database is unreachable, without its password", async () => {
+    const cwd = tempDir("nodb");
+    const file = writeConfig(cwd, designExample());
+    const result = await run(
+      ["serve", "--config", file, "--port", "0", "--db", "postgres://wallet:hunter2@127.0.0.1:1/wallet"],
+      { cwd, env: { WALLET_PII_KEY: randomBytes(32).toString("base64") } },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^wallet: database postgres:\/\/wallet:\*\*\*@127\.0\.0\.1:1\/wallet is unreachable: .+\n$/,
+    );
+    expect(result.stderr).not.toContain("hunter2");
+  });
+
+  it("exits 1 with one line when the port is taken", async () => {
+    const cwd = tempDir("busy");
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = String((busy.address() as AddressInfo).port);
+      const result = await run(["serve", "--config", writeConfig(cwd, designExample()), "--port", port], {
+        cwd,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        new RegExp(`^wallet: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*\\n$`),
+      );
+    } finally {
+      busy.close();
+    }
+  });
+
+  it("refuses a bad port and an unknown option as usage errors", async () => {
+    const cwd = tempDir("usage");
+    expect((await run(["serve", "--port", "99999"], { cwd })).code).toBe(2);
+    expect((await run(["serve", "--prot", "1"], { cwd })).code).toBe(2);
+    expect((await run(["nope"], { cwd })).code).toBe(2);
+  });
+});
+
+describe("wallet migrate", () => {
+  it("migrates a sqlite database and exits 0", async () => {
+    const cwd = tempDir("migrate");
+    const result = await run(["migrate", "--db", "sqlite:./db/w.db"], { cwd });
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(statSync(join(cwd, "db", "w.db")).size).toBeGreaterThan(0);
+  });
+});
+
+describe("the demo, end to end", () => {
+  it("creates the demo once, serves signed calls, shuts down cleanly and reuses it without re-funding", async () => {
+    const cwd = tempDir("demo");
+    const demoDir = join(cwd, "data", "demo");
+
+    const first = await serve(["--port", "0"], { cwd });
+    expect(modeOf(join(demoDir, "credentials.json"))).toBe(0o600);
+    expect(modeOf(join(demoDir, "demo-k1.private.pem"))).toBe(0o600);
+    expect(modeOf(join(demoDir, "pii.key"))).toBe(0o600);
+    const credentials = JSON.parse(readFileSync(join(demoDir, "credentials.json"), "utf8"));
+    expect(Object.keys(credentials).sort()).toEqual(["apiKey", "baseUrl", "kid", "privateKeyPem"]);
+    expect(credentials.baseUrl).toBe(first.server.url);
+    expect(credentials.kid).toBe("demo-k1");
+    // The config holds the key's hash only.
+    expect(readFileSync(join(demoDir, "wallet.config.json"), "utf8")).not.toContain(credentials.apiKey);
+    const banner = first.output().stdout;
+    expect(banner).toContain(`${first.server.url}/api/v1/tenant`);
+    expect(banner).toContain("pnpm wallet call GET /api/v1/tenant/health");
+    expect(banner).toContain("demo prefund posted");
+    expect(banner).not.toContain(credentials.apiKey);
+
+    const health = await run(["call", "GET", "/health"], { cwd });
+    expect(health.code).toBe(0);
+    expect(health.stdout).toMatch(/^HTTP 200 OK\n/);
+    expect(health.stdout).toMatch(/X-Request-Id: cli-/);
+    expect(health.stdout).toContain('"status": "ok"');
+
+    const customerBody = banner.match(/call POST \/api\/v1\/tenant\/customers '(.+)'/)?.[1];
+    expect(customerBody).toBeDefined();
+    const customer = await run(["call", "POST", "/api/v1/tenant/customers", customerBody ?? ""], { cwd });
+    expect(customer.stderr).toBe("");
+    expect(customer.stdout).toMatch(/^HTTP 201 /);
+    expect(customer.stdout).toContain("Idempotent-Replayed: false");
+    const walletUid = customer.stdout.match(/"walletUid": "(wal_[0-9A-Z]+)"/)?.[1];
+    expect(walletUid).toBeDefined();
+
+    const credit = JSON.stringify({
+      walletUid,
+      amountMinor: 50_000,
+      currency: "KES",
+      clientReference: "e2e-credit-1",
+    });
+    const args = ["call", "--idempotency-key", "e2e-credit-key-1", "POST", "/wallet-credits", credit];
+    const credited = await run(args, { cwd });
+    expect(credited.stdout).toMatch(/^HTTP 201 /);
+    expect(credited.stdout).toContain('"amountMinor": 50000');
+    const replayed = await run(args, { cwd });
+    expect(replayed.code).toBe(0);
+    expect(replayed.stdout).toContain("Idempotent-Replayed: true");
+
+    const balance = await run(["call", "GET", `/wallets/${walletUid}/balance`], { cwd });
+    expect(balance.stdout).toContain('"availableMinor": 50000');
+
+    // A refusal exits 1 and still prints the status and body.
+    const refused = await run(["call", "POST", "/wallet-credits", JSON.stringify({ walletUid })], { cwd });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/^HTTP 400 /);
+    expect(refused.stdout).toContain('"error": "InvalidRequest"');
+
+    expect(await first.stop()).toBe(0);
+    expect(first.output().stdout).toContain('"msg":"stopped"');
+    // The port is closed after shutdown.
+    await expect(fetch(`${first.server.url}/api/v1/tenant/health`)).rejects.toThrow();
+
+    // Second start: same demo (given explicitly this time), same keys, no second prefund.
+    const adminEnv = { WALLET_ADMIN_TOKEN: "e2e-admin-token-0123456789" };
+    const second = await serve(["--port", "0", "--data-dir", demoDir], { cwd, env: adminEnv });
+    try {
+      const again = JSON.parse(readFileSync(join(demoDir, "credentials.json"), "utf8"));
+      expect(again.apiKey).toBe(credentials.apiKey);
+      expect(again.baseUrl).toBe(second.server.url);
+      expect(second.output().stdout).not.toContain("demo prefund posted");
+      const { getPrefund } = await import("@wallet/ledger-core");
+      const prefund = await second.server.store.uow.run((tx) =>
+        getPrefund(second.server.core, tx, "demo", "KES"),
+      );
+      expect(prefund.balanceMinor).toBe(100_000_000 - 50_000);
+
+      const stillThere = await run(["call", "--data-dir", demoDir, "GET", `/wallets/${walletUid}/balance`], {
+        cwd: tmpdir(),
+      });
+      expect(stillThere.code).toBe(0);
+      expect(stillThere.stdout).toContain('"availableMinor": 50000');
+
+      const viaAdmin = await run(["admin", "GET", "/tenants/demo/prefund?currency=KES"], {
+        cwd,
+        env: adminEnv,
+      });
+      expect(viaAdmin.code).toBe(0);
+      expect(viaAdmin.stdout).toContain(`"balanceMinor": ${100_000_000 - 50_000}`);
+      const wrongToken = await run(["admin", "GET", "/ledger/trial-balance"], {
+        cwd,
+        env: { WALLET_ADMIN_TOKEN: "not-the-token-0123456789" },
+      });
+      expect(wrongToken.code).toBe(1);
+      expect(wrongToken.stdout).toMatch(/^HTTP 401 /);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+
+  it("explains where credentials come from when there are none", async () => {
+    const cwd = tempDir("nocreds");
+    mkdirSync(join(cwd, "data"));
+    const result = await run(["call", "GET", "/health"], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no credentials at .*credentials\.json/);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../src/server/logger.js";
+import { startScheduler } from "../src/server/scheduler.js";
+
+const clock = { now: () => new Date("2026-03-01T00:00:00.000Z") };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("startScheduler", () => {
+  it("runs jobs repeatedly without overlap, survives a failing run, and stops cleanly", async () => {
+    const lines: string[] = [];
+    const logger = createLogger((l) => lines.push(l));
+    let running = 0;
+    let maxConcurrent = 0;
+    let runs = 0;
+    let failures = 0;
+    const scheduler = startScheduler(
+      [
+        {
+          name: "slow",
+          intervalMs: 10,
+          run: async (now) => {
+            expect(now.toISOString()).toBe("2026-03-01T00:00:00.000Z");
+            running++;
+            maxConcurrent = Math.max(maxConcurrent, running);
+            await sleep(25);
+            running--;
+            runs++;
+            return 1;
+          },
+        },
+        {
+          name: "broken",
+          intervalMs: 10,
+          run: async () => {
+            failures++;
+            throw new Error("boom");
+          },
+        },
+      ],
+      { clock, logger },
+    );
+    await sleep(200);
+    await scheduler.stop();
+    const runsAtStop = runs;
+    expect(running).toBe(0);
+    expect(runs).toBeGreaterThanOrEqual(2);
+    expect(maxConcurrent).toBe(1);
+    expect(failures).toBeGreaterThanOrEqual(2);
+    expect(lines.some((l) => l.includes('"job":"broken"') && l.includes("job failed"))).toBe(true);
+    await sleep(60);
+    expect(runs).toBe(runsAtStop);
+  });
+
+  it("refuses a zero interval", () => {
+    const logger = createLogger(() => {});
+    expect(() =>
+      startScheduler([{ name: "x", intervalMs: 0, run: async () => 0 }], { clock, logger }),
+    ).toThrow("intervalMs");
+  });
+});

@@ -1,0 +1,107 @@
+import { createHash } from "node:crypto";
+import { createFixedClock, createMemoryStore } from "@wallet/ledger-core/memory";
+import { describe, expect, it } from "vitest";
+import { parseConfig, seedFromConfig } from "../src/config/index.js";
+import { designExample, testPublicKeyPem } from "./fixtures.js";
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+const clock = createFixedClock("2026-03-01T08:00:00.000Z");
+
+describe("seedFromConfig", () => {
+  it("inserts a new tenant whole and stores plain API keys only as SHA-256", async () => {
+    const store = createMemoryStore();
+    const config = parseConfig(designExample());
+    const report = await seedFromConfig(store.uow, config, clock);
+    expect(report).toEqual({ inserted: ["acme"], updated: [], apiKeysAdded: 2, signingKeysAdded: 1 });
+
+    const tenant = await store.uow.run((tx) => tx.tenants.get("acme"));
+    expect(tenant?.name).toBe("Acme");
+    expect(tenant?.webhook.url).toBe("http://127.0.0.1:9000/hooks");
+    expect(tenant?.scopes).toContain("wallet-credits:write");
+
+    const owner = await store.uow.run((tx) => tx.tenants.findByApiKeyHash(sha256("sandbox-key-acme-0001")));
+    expect(owner).toBe("acme");
+    expect(JSON.stringify([...store.state.apiKeys])).not.toContain("sandbox-key-acme-0001");
+
+    const key = await store.uow.run((tx) => tx.tenants.getSigningKey("acme", "k1"));
+    expect(key).toMatchObject({ kid: "k1", status: "active", tenantId: "acme" });
+  });
+
+  it("is idempotent: a second run changes nothing", async () => {
+    const store = createMemoryStore();
+    const config = parseConfig(designExample());
+    await seedFromConfig(store.uow, config, clock);
+    const before = JSON.stringify([
+      ...store.state.tenants,
+      ...store.state.apiKeys,
+      ...store.state.signingKeys,
+    ]);
+    const report = await seedFromConfig(store.uow, config, clock);
+    expect(report).toEqual({ inserted: [], updated: [], apiKeysAdded: 0, signingKeysAdded: 0 });
+    expect(JSON.stringify([...store.state.tenants, ...store.state.apiKeys, ...store.state.signingKeys])).toBe(
+      before,
+    );
+  });
+
+  it("keeps operator-owned fields and follows the file for config-owned ones", async () => {
+    const store = createMemoryStore();
+    await seedFromConfig(store.uow, parseConfig(designExample()), clock);
+
+    // The operator suspends the tenant, narrows its scopes, changes its rate limit and revokes k1.
+    await store.uow.run(async (tx) => {
+      const t = await tx.tenants.get("acme");
+      if (t === null) throw new Error("seeded tenant missing");
+      await tx.tenants.upsert({
+        ...t,
+        status: "suspended",
+        scopes: ["customers:read"],
+        ipAllowlist: ["10.1.0.0/16"],
+        rateLimit: { perSecond: 5, burst: 5 },
+        webhook: { ...t.webhook, enabled: false },
+      });
+      await tx.tenants.setSigningKeyStatus("acme", "k1", "revoked");
+    });
+
+    const next = designExample();
+    next.tenants[0].name = "Acme Ltd";
+    next.tenants[0].approvedRails = [];
+    next.tenants[0].apiKeys.push({ sha256: "e".repeat(64) });
+    next.tenants[0].signingKeys.push({ kid: "k2", publicKeyPem: testPublicKeyPem });
+    const report = await seedFromConfig(store.uow, parseConfig(next), clock);
+    expect(report).toEqual({ inserted: [], updated: ["acme"], apiKeysAdded: 1, signingKeysAdded: 1 });
+
+    const t = await store.uow.run((tx) => tx.tenants.get("acme"));
+    expect(t).toMatchObject({
+      name: "Acme Ltd",
+      approvedRails: [],
+      status: "suspended",
+      scopes: ["customers:read"],
+      ipAllowlist: ["10.1.0.0/16"],
+      rateLimit: { perSecond: 5, burst: 5 },
+    });
+    expect(t?.webhook.enabled).toBe(false);
+    const keys = await store.uow.run((tx) => tx.tenants.listSigningKeys("acme"));
+    expect(Object.fromEntries(keys.map((k) => [k.kid, k.status]))).toEqual({ k1: "revoked", k2: "active" });
+  });
+
+  it("never removes a key the file no longer lists", async () => {
+    const store = createMemoryStore();
+    await seedFromConfig(store.uow, parseConfig(designExample()), clock);
+    const next = designExample();
+    next.tenants[0].apiKeys = [{ sha256: "f".repeat(64) }];
+    await seedFromConfig(store.uow, parseConfig(next), clock);
+    const owner = await store.uow.run((tx) => tx.tenants.findByApiKeyHash("a".repeat(64)));
+    expect(owner).toBe("acme");
+  });
+
+  it("refuses an API key that another tenant already holds, with nothing written", async () => {
+    const store = createMemoryStore();
+    await seedFromConfig(store.uow, parseConfig(designExample()), clock);
+    const next = designExample();
+    next.tenants[0].id = "globex";
+    await expect(seedFromConfig(store.uow, parseConfig(next), clock)).rejects.toThrow(
+      "config: tenants[0].apiKeys[0]: API key already belongs to another tenant",
+    );
+    expect(await store.uow.run((tx) => tx.tenants.get("globex"))).toBeNull();
+  });
+});
