@@ -1,0 +1,378 @@
+import { sha256Hex } from "../encoding/sha256-hex.js";
+import { parsePrivateKeyPem } from "../keys/ed25519-keys.js";
+import { epochSeconds, signRequest } from "../signing/sign-request.js";
+import { isRetryableStatus, type RetryOptions, resolveRetryPolicy, retryDelayMs } from "./retry-policy.js";
+import { type TenantResources, tenantResources } from "./tenant-resources.js";
+import { TimestampAllocator } from "./timestamp-allocator.js";
+import { WalletApiError, type WalletApiErrorDetail, WalletNetworkError } from "./wallet-api-error.js";
+
+/** Every tenant route lives under this prefix; `request` paths are relative to it. */
+export const TENANT_API_PREFIX = "/api/v1/tenant";
+
+export type HttpMethod = "GET" | "POST" | "PATCH";
+
+const methods: readonly HttpMethod[] = ["GET", "POST", "PATCH"];
+const writeMethods: ReadonlySet<HttpMethod> = new Set(["POST", "PATCH"]);
+
+// Timestamps run ahead of the clock only when identical requests repeat within a second; beyond
+// this lead the client waits instead, staying well inside the server's 300-second tolerance.
+const TIMESTAMP_LEAD_MAX_SECONDS = 30;
+
+export type QueryValue = string | number | boolean;
+
+/**
+ * Query parameters, serialized in the given order (the signature covers the query verbatim).
+ * An array value repeats the key (e.g. `sortBy`); null and undefined values are left out.
+ */
+export type Query =
+  | Readonly<Record<string, QueryValue | readonly QueryValue[] | null | undefined>>
+  | ReadonlyArray<readonly [string, QueryValue]>;
+
+export interface CallOptions {
+  /** Defaults to a random UUID on POST and PATCH; reuse one to repeat a write safely. */
+  idempotencyKey?: string;
+  /** Defaults to a random UUID; the same value is sent on every retry of this call. */
+  requestId?: string;
+  /** Cancels the call, including any wait between retries. */
+  signal?: AbortSignal;
+}
+
+export interface RequestOptions extends CallOptions {
+  /** Serialized once with JSON.stringify; those exact bytes are hashed, signed and sent. */
+  body?: unknown;
+  query?: Query;
+}
+
+export interface WalletResponse<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+  /** The response's X-Request-Id (the one sent, when the server echoes it). */
+  requestId: string;
+  /** The Idempotency-Key sent, if any. */
+  idempotencyKey: string | undefined;
+  /** From the Idempotent-Replayed header: true when the service answered from its idempotency record. */
+  idempotentReplayed: boolean | undefined;
+  /** How many tries it took. */
+  attempts: number;
+}
+
+export interface WalletClientOptions {
+  /** Origin of the service, e.g. `https://wallet.example.com` (the `/api/v1/tenant` prefix is added). */
+  baseUrl: string;
+  apiKey: string;
+  kid: string;
+  /** Ed25519 private key in PKCS#8 PEM form. */
+  privateKeyPem: string;
+  /** Defaults to the global fetch. */
+  fetch?: typeof fetch;
+  /** Retries of GETs and of writes carrying an Idempotency-Key. */
+  retry?: RetryOptions;
+  /** Limit on one try (sending and reading the response). Default 30 000 ms. */
+  timeoutMs?: number;
+  /**
+   * Called once per call with its final answer (success or error status), e.g. to log request
+   * ids. Not called when no answer arrived (WalletNetworkError). Must not throw.
+   */
+  onResponse?: (event: ResponseEvent) => void;
+}
+
+/** What `onResponse` is told about one call. */
+export interface ResponseEvent {
+  method: HttpMethod;
+  /** Path and query as sent, e.g. `/api/v1/tenant/operations?limit=5`. */
+  pathAndQuery: string;
+  status: number;
+  requestId: string;
+  idempotencyKey: string | undefined;
+  idempotentReplayed: boolean | undefined;
+  attempts: number;
+  /** From the first try to the final answer, waits between retries included. */
+  durationMs: number;
+}
+
+/** A typed method per tenant route (see `TenantResources`), plus `request` for anything else. */
+export interface WalletClient extends TenantResources {
+  /**
+   * Signs and sends one request to the tenant API; throws WalletApiError on a non-2xx answer.
+   *
+   * @example
+   * const { body } = await client.request<Operation>("GET", "/operations", { query: { walletUid, limit: 5 } });
+   */
+  request<T = unknown>(
+    method: HttpMethod,
+    path: string,
+    options?: RequestOptions,
+  ): Promise<WalletResponse<T>>;
+}
+
+// Mirrors the service's accepted formats (docs: Idempotency-Key 1-255 printable ASCII; X-Request-Id
+// 1-128 of [A-Za-z0-9._:-]) so a bad value fails here instead of as a 400 after signing.
+const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const encoder = new TextEncoder();
+
+// One allocator for every client in this process: two clients signing with the same key (a retry
+// from a fresh client, two workers in one process) must not send the same signature either.
+const timestamps = new TimestampAllocator();
+
+function normalizeBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError("createWalletClient: baseUrl must be an absolute http(s) URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError("createWalletClient: baseUrl must use http or https");
+  }
+  if (url.search || url.hash)
+    throw new TypeError("createWalletClient: baseUrl must not carry a query or fragment");
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+function queryString(query: Query | undefined): string {
+  if (query === undefined) return "";
+  const pairs: Array<readonly [string, QueryValue]> = [];
+  if (Array.isArray(query)) {
+    pairs.push(...(query as ReadonlyArray<readonly [string, QueryValue]>));
+  } else {
+    for (const [key, value] of Object.entries(query)) {
+      if (value === undefined || value === null) continue;
+      if (Array.isArray(value)) for (const item of value as readonly QueryValue[]) pairs.push([key, item]);
+      else pairs.push([key, value as QueryValue]);
+    }
+  }
+  return pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join("&");
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+interface RawAnswer {
+  response: Response;
+  text: string;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text === "") return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function errorBodyOf(text: string): Record<string, unknown> | undefined {
+  const parsed = parseJson(text);
+  return parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
+}
+
+/**
+ * 429 and 5xx may succeed later; so may a 409 IdempotencyKeyInUse: a retry of a timed-out write
+ * can arrive while the first try is still running, and the stored answer follows once it is done.
+ */
+function isRetryableAnswer(answer: RawAnswer, keyed: boolean): boolean {
+  const { status } = answer.response;
+  if (isRetryableStatus(status)) return true;
+  return keyed && status === 409 && errorBodyOf(answer.text)?.error === "IdempotencyKeyInUse";
+}
+
+function apiError(answer: RawAnswer, requestId: string): WalletApiError {
+  const { status } = answer.response;
+  const body = errorBodyOf(answer.text);
+  const details = Array.isArray(body?.details) ? (body.details as WalletApiErrorDetail[]) : undefined;
+  return new WalletApiError({
+    status,
+    code: typeof body?.error === "string" ? body.error : "HttpError",
+    message: typeof body?.message === "string" ? body.message : `HTTP ${status} without an error body`,
+    details,
+    requestId,
+  });
+}
+
+/**
+ * A client for the tenant API: signs every request, adds Idempotency-Key and X-Request-Id, retries
+ * what is safe to retry and turns error answers into WalletApiError.
+ *
+ * @example
+ * const client = createWalletClient({ baseUrl: "http://127.0.0.1:8080", apiKey, kid: "k1", privateKeyPem });
+ * const op = await client.walletCredits.create({ walletUid, amountMinor: 5000, currency: "KES", clientReference: "cr-1" });
+ */
+export function createWalletClient(options: WalletClientOptions): WalletClient {
+  const baseUrl = normalizeBaseUrl(options.baseUrl);
+  const { apiKey, kid } = options;
+  if (!apiKey || !kid) throw new TypeError("createWalletClient: apiKey and kid are required");
+  // Parsed once, so a bad key fails at construction instead of on the first call.
+  const seed = parsePrivateKeyPem(options.privateKeyPem);
+  const policy = resolveRetryPolicy(options.retry);
+  // Names this signer in the shared timestamp allocator without keeping the API key there.
+  const signerId = sha256Hex(`${apiKey}\n${kid}`);
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new TypeError("createWalletClient: timeoutMs must be positive");
+  // Wrapped so a browser's fetch is never called with a foreign `this`.
+  const fetchImpl: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  async function attempt(url: URL, init: RequestInit, signal: AbortSignal | undefined): Promise<RawAnswer> {
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new Error(`No answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const response = await fetchImpl(url, { ...init, signal: controller.signal });
+      // Read inside the timeout: a server that stalls mid-body is as dead as one that never answers.
+      const text = await response.text();
+      return { response, text };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async function request<T = unknown>(
+    method: HttpMethod,
+    path: string,
+    requestOptions: RequestOptions = {},
+  ): Promise<WalletResponse<T>> {
+    if (!methods.includes(method)) throw new TypeError(`Unsupported method ${String(method)}`);
+    if (typeof path !== "string" || !path.startsWith("/")) {
+      throw new TypeError('request: path must be API-relative and start with "/", e.g. "/customers"');
+    }
+    const { signal } = requestOptions;
+    const query = queryString(requestOptions.query);
+    const separator = path.includes("?") ? "&" : "?";
+    const url = new URL(`${baseUrl}${TENANT_API_PREFIX}${path}${query ? separator + query : ""}`);
+    // Sign what fetch will put on the wire: the URL's own serialization, after any normalization
+    // (percent-encoding, dot segments) it applies to the path we built.
+    const pathAndQuery = `${url.pathname}${url.search}`;
+
+    let body: Uint8Array | undefined;
+    if (requestOptions.body !== undefined) {
+      const json = JSON.stringify(requestOptions.body);
+      if (json === undefined) throw new TypeError("request: body is not JSON-serializable");
+      body = encoder.encode(json);
+    }
+
+    const idempotencyKey =
+      requestOptions.idempotencyKey ?? (writeMethods.has(method) ? crypto.randomUUID() : undefined);
+    if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
+      throw new TypeError("request: idempotencyKey must be 1-255 printable ASCII characters");
+    }
+    const requestId = requestOptions.requestId ?? crypto.randomUUID();
+    if (!requestIdPattern.test(requestId)) {
+      throw new TypeError("request: requestId must be 1-128 characters of [A-Za-z0-9._:-]");
+    }
+    // A GET changes nothing and a keyed write is deduplicated by the service: both are safe to repeat.
+    const retryable = method === "GET" || idempotencyKey !== undefined;
+    const attemptsMax = retryable ? policy.attempts : 1;
+    const signedRequestKey = `${signerId}\n${method}\n${pathAndQuery}\n${sha256Hex(body ?? "")}`;
+    const startedMs = Date.now();
+    const report = (status: number, answeredRequestId: string, replayed: boolean | undefined, n: number) =>
+      options.onResponse?.({
+        method,
+        pathAndQuery,
+        status,
+        requestId: answeredRequestId,
+        idempotencyKey,
+        idempotentReplayed: replayed,
+        attempts: n,
+        durationMs: Date.now() - startedMs,
+      });
+
+    const baseHeaders: Record<string, string> = { Accept: "application/json", "X-Request-Id": requestId };
+    if (body !== undefined) baseHeaders["Content-Type"] = "application/json";
+    if (idempotencyKey !== undefined) baseHeaders["Idempotency-Key"] = idempotencyKey;
+
+    for (let attemptNo = 1; ; attemptNo++) {
+      signal?.throwIfAborted();
+      const nowSeconds = epochSeconds();
+      const timestamp = timestamps.next(signedRequestKey, nowSeconds);
+      const leadSeconds = timestamp - nowSeconds - TIMESTAMP_LEAD_MAX_SECONDS;
+      if (leadSeconds > 0) await sleep(leadSeconds * 1000, signal);
+      // Re-signed on every try: the server refuses a signature it has already seen.
+      const authHeaders = signRequest({
+        method,
+        pathAndQuery,
+        body: body ?? "",
+        apiKey,
+        kid,
+        privateKey: seed,
+        timestamp,
+      });
+      const init: RequestInit = { method, headers: { ...baseHeaders, ...authHeaders } };
+      if (body !== undefined) init.body = body;
+
+      let answer: RawAnswer;
+      try {
+        answer = await attempt(url, init, signal);
+      } catch (cause) {
+        if (signal?.aborted) throw signal.reason;
+        if (attemptNo >= attemptsMax) {
+          throw new WalletNetworkError(`${method} ${path} failed: no answer from the service`, {
+            requestId,
+            idempotencyKey,
+            attempts: attemptNo,
+            cause,
+          });
+        }
+        await sleep(retryDelayMs(attemptNo, null, policy), signal);
+        continue;
+      }
+
+      const { response } = answer;
+      const answeredRequestId = response.headers.get("X-Request-Id") ?? requestId;
+      if (response.ok) {
+        const parsed = parseJson(answer.text);
+        const replayedHeader = response.headers.get("Idempotent-Replayed");
+        const replayed = replayedHeader === null ? undefined : replayedHeader.toLowerCase() === "true";
+        report(response.status, answeredRequestId, replayed, attemptNo);
+        if (!parsed.ok) {
+          throw new WalletApiError({
+            status: response.status,
+            code: "InvalidResponse",
+            message: "The service answered with a body that is not JSON",
+            requestId: answeredRequestId,
+          });
+        }
+        return {
+          status: response.status,
+          headers: response.headers,
+          body: parsed.value as T,
+          requestId: answeredRequestId,
+          idempotencyKey,
+          idempotentReplayed: replayed,
+          attempts: attemptNo,
+        };
+      }
+      if (isRetryableAnswer(answer, idempotencyKey !== undefined) && attemptNo < attemptsMax) {
+        await sleep(retryDelayMs(attemptNo, response.headers.get("Retry-After"), policy), signal);
+        continue;
+      }
+      report(response.status, answeredRequestId, undefined, attemptNo);
+      throw apiError(answer, answeredRequestId);
+    }
+  }
+
+  return { request, ...tenantResources(request) };
+}

@@ -1,0 +1,239 @@
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+
+/*
+ * Webhook verification for tenants (spec, Events). The same rules as `verifyWebhook` of
+ * @wallet/webhooks (which the server's own tests use), adapted to run where the SDK runs: HMAC
+ * from @noble/hashes instead of node:crypto, so it works in browsers, workers and edge runtimes,
+ * and stays synchronous (WebCrypto's HMAC is async only). A test holds both to the same vectors
+ * and the same refusals.
+ */
+
+export const webhookVerificationReasons = [
+  "missing_header",
+  "malformed_header",
+  "stale_timestamp",
+  "unknown_kid",
+  "retired_kid",
+  "bad_signature",
+  "malformed_body",
+  "id_mismatch",
+] as const;
+export type WebhookVerificationReason = (typeof webhookVerificationReasons)[number];
+
+/** A delivery that must not be trusted. `reason` is stable; answer 400/401 and do not process it. */
+export class WebhookVerificationError extends Error {
+  override readonly name = "WebhookVerificationError";
+  constructor(
+    readonly reason: WebhookVerificationReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A secret known to the receiver. `createdAt` enables the rotation rule: a secret stops verifying
+ * 24 h after the next newer secret's `createdAt`. `retiredAt` ends it explicitly.
+ */
+export interface ReceiverSecret {
+  kid: string;
+  secret: string;
+  createdAt?: string | Date;
+  retiredAt?: string | Date;
+}
+
+/** Secrets as a list (with dates, for rotation) or a plain map kid -> secret (no expiry). */
+export type ReceiverSecrets = readonly ReceiverSecret[] | Readonly<Record<string, string>>;
+
+/** Fetch `Headers`, or a plain object such as Node's `req.headers` (names in any case). */
+export type HeaderSource = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+export interface VerifyWebhookOptions {
+  /** Epoch seconds; defaults to the wall clock. */
+  nowSeconds?: number;
+  /** Largest accepted distance between now and X-Webhook-Timestamp, either way (default 300). */
+  toleranceSeconds?: number;
+  /** How long a superseded secret keeps verifying (default 86400). */
+  overlapSeconds?: number;
+}
+
+/** The event envelope (spec, Events). Fields may be added under v1. */
+export interface WebhookEnvelope<D extends object = Record<string, unknown>> {
+  id: string;
+  /** One of the spec's event types, e.g. "wallet_credit.completed". */
+  type: string;
+  occurredAt: string;
+  /** `<resource uid>:<event type>:<sequence>`: deduplicate on it, delivery is at least once. */
+  dedupKey: string;
+  data: D;
+  apiVersion: string;
+}
+
+const toleranceSecondsDefault = 300;
+const overlapSecondsDefault = 86_400;
+const encoder = new TextEncoder();
+
+const fail = (reason: WebhookVerificationReason, message: string): never => {
+  throw new WebhookVerificationError(reason, message);
+};
+
+/**
+ * The signature the service sends: lower-case hex HMAC-SHA256 with the secret over the timestamp,
+ * a dot and the raw body bytes.
+ *
+ * @example signWebhookPayload(secret, "1763812800", rawBody) // "b4834d4e..."
+ */
+export function signWebhookPayload(secret: string, timestamp: string, rawBody: string | Uint8Array): string {
+  const body = typeof rawBody === "string" ? encoder.encode(rawBody) : rawBody;
+  const prefix = encoder.encode(`${timestamp}.`);
+  const message = new Uint8Array(prefix.length + body.length);
+  message.set(prefix);
+  message.set(body, prefix.length);
+  return bytesToHex(hmac(sha256, encoder.encode(secret), message));
+}
+
+/** Equality whose time depends only on the (public) length, never on where the inputs differ. */
+function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+function headerReader(headers: HeaderSource): (name: string) => string | undefined {
+  if (typeof (headers as Headers).get === "function") {
+    const h = headers as Headers;
+    return (name) => h.get(name) ?? undefined;
+  }
+  const lower = new Map<string, string | readonly string[] | undefined>();
+  for (const [k, v] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
+    lower.set(k.toLowerCase(), v);
+  }
+  return (name) => {
+    const v = lower.get(name.toLowerCase());
+    if (v === undefined || typeof v === "string") return v;
+    if (v.length !== 1) return fail("malformed_header", `${name} appears ${v.length} times`);
+    return v[0];
+  };
+}
+
+const toMs = (d: string | Date | undefined): number | null => {
+  if (d === undefined) return null;
+  const t = d instanceof Date ? d.getTime() : Date.parse(d);
+  return Number.isFinite(t) ? t : null;
+};
+
+/** The secrets registered under `kid` that still verify at `nowMs`; throws when there are none. */
+function secretsFor(secrets: ReceiverSecrets, kid: string, nowMs: number, overlapSeconds: number): string[] {
+  if (!Array.isArray(secrets)) {
+    const map = secrets as Readonly<Record<string, string>>;
+    const s = Object.hasOwn(map, kid) ? map[kid] : undefined;
+    return s === undefined ? fail("unknown_kid", "unknown X-Webhook-Key-Id") : [s];
+  }
+  const list = secrets as readonly ReceiverSecret[];
+  const mine = list.filter((s) => s.kid === kid);
+  if (mine.length === 0) fail("unknown_kid", "unknown X-Webhook-Key-Id");
+  const live = mine.filter((s) => {
+    const retiredAt = toMs(s.retiredAt);
+    if (retiredAt !== null && retiredAt <= nowMs) return false;
+    const createdAt = toMs(s.createdAt);
+    if (createdAt === null) return true;
+    const newer = list
+      .map((o) => toMs(o.createdAt))
+      .filter((t): t is number => t !== null && t > createdAt)
+      .sort((a, b) => a - b)[0];
+    return newer === undefined || nowMs < newer + overlapSeconds * 1000;
+  });
+  if (live.length === 0) fail("retired_kid", "X-Webhook-Key-Id names a retired secret");
+  return live.map((s) => s.secret);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+function parseEnvelope(rawBody: string | Uint8Array): WebhookEnvelope {
+  let text: string;
+  try {
+    text = typeof rawBody === "string" ? rawBody : new TextDecoder("utf-8", { fatal: true }).decode(rawBody);
+  } catch {
+    return fail("malformed_body", "body is not UTF-8");
+  }
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return fail("malformed_body", "body is not JSON");
+  }
+  if (
+    !isObject(v) ||
+    typeof v.id !== "string" ||
+    typeof v.type !== "string" ||
+    typeof v.occurredAt !== "string" ||
+    typeof v.dedupKey !== "string" ||
+    typeof v.apiVersion !== "string" ||
+    !isObject(v.data)
+  ) {
+    return fail("malformed_body", "body is not an event envelope");
+  }
+  return v as unknown as WebhookEnvelope;
+}
+
+/**
+ * Verifies a delivery and returns its envelope; throws `WebhookVerificationError` otherwise.
+ * Checks, in order: the signature headers are present, X-Webhook-Timestamp is within
+ * `toleranceSeconds` of now (either way), X-Webhook-Key-Id names a secret that is still valid, the
+ * signature over `timestamp.rawBody` matches (constant time), and the body is an envelope whose id
+ * matches X-Webhook-Id. Pass the raw body exactly as received: a re-serialized body will not verify.
+ *
+ * @example
+ *   const event = verifyWebhook(rawBody, req.headers, [{ kid: "wh1", secret, createdAt }]);
+ *   if (await seen(event.dedupKey)) return; // delivery is at least once
+ */
+export function verifyWebhook<D extends object = Record<string, unknown>>(
+  rawBody: string | Uint8Array,
+  headers: HeaderSource,
+  secrets: ReceiverSecrets,
+  opts: VerifyWebhookOptions = {},
+): WebhookEnvelope<D> {
+  const header = headerReader(headers);
+  const nowSeconds = opts.nowSeconds ?? Date.now() / 1000;
+  const toleranceSeconds = opts.toleranceSeconds ?? toleranceSecondsDefault;
+
+  const timestamp = header("x-webhook-timestamp");
+  const kid = header("x-webhook-key-id");
+  const signature = header("x-webhook-signature");
+  if (timestamp === undefined || kid === undefined || signature === undefined) {
+    return fail(
+      "missing_header",
+      "X-Webhook-Timestamp, X-Webhook-Key-Id and X-Webhook-Signature are required",
+    );
+  }
+  if (!/^\d{1,12}$/.test(timestamp))
+    return fail("malformed_header", "X-Webhook-Timestamp is not epoch seconds");
+  if (!/^[0-9a-fA-F]{64}$/.test(signature)) return fail("malformed_header", "X-Webhook-Signature is not hex");
+  if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) {
+    return fail("stale_timestamp", "X-Webhook-Timestamp is outside the tolerance");
+  }
+
+  const candidates = secretsFor(
+    secrets,
+    kid,
+    nowSeconds * 1000,
+    opts.overlapSeconds ?? overlapSecondsDefault,
+  );
+  const given = signature.toLowerCase();
+  // Every candidate is compared (no early exit) so timing does not depend on which one matched.
+  let ok = false;
+  for (const secret of candidates) {
+    ok = constantTimeEqual(signWebhookPayload(secret, timestamp, rawBody), given) || ok;
+  }
+  if (!ok) return fail("bad_signature", "signature does not match");
+
+  const envelope = parseEnvelope(rawBody);
+  const id = header("x-webhook-id");
+  if (id !== undefined && id !== envelope.id)
+    return fail("id_mismatch", "X-Webhook-Id differs from the body's id");
+  return envelope as WebhookEnvelope<D>;
+}
