@@ -138,9 +138,11 @@ describe.skipIf(!haveChromium)("GET /docs in headless Chromium", () => {
       const missing = operations.filter((op) => !text.includes(op.summary)).map((op) => op.summary);
       expect(missing).toEqual([]);
       // Method and path of a route as the reader sees them.
-      const payouts = page.locator("text=/payouts").first();
-      await payouts.waitFor({ timeout: 10_000 });
-      expect(text).toMatch(/POST\s*\/payouts/);
+      // Scalar renders the sections lazily: read the text again until the path shows.
+      await expect
+        // biome-ignore lint/performance/useDomNodeTextContent: rendered text is the point here
+        .poll(() => page.locator("body").innerText(), { timeout: 20_000, interval: 250 })
+        .toMatch(/POST\s*\/payouts/);
 
       const shot = join(mkdtempSync(join(tmpdir(), "wallet-docs-shot-")), "reference.png");
       await page.screenshot({ path: shot, fullPage: false });
