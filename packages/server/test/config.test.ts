@@ -158,6 +158,11 @@ describe("parseConfig", () => {
       "config: walletProfiles[0].currency: expected a currency of 3 upper-case letters",
     ],
     [
+      "a webhook lease not longer than the POST timeout",
+      (c) => (c.webhooks = { timeoutMs: 5_000, leaseMs: 5_000 }),
+      "config: webhooks.leaseMs: must be longer than webhooks.timeoutMs (5000)",
+    ],
+    [
       "duplicate fee component labels",
       (c) => (c.feeSchedules[0].components[1].label = "Transfer fee"),
       'config: feeSchedules[0].components[1].label: duplicate label "Transfer fee"',

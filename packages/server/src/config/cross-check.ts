@@ -45,6 +45,11 @@ export function crossCheck(config: WalletConfig): ConfigIssue[] {
   );
   unique("tenants", config.tenants, (t) => t.id, "id", "tenant id");
 
+  const { leaseMs, timeoutMs } = config.webhooks;
+  if (leaseMs !== undefined && leaseMs <= timeoutMs) {
+    add(["webhooks", "leaseMs"], `must be longer than webhooks.timeoutMs (${timeoutMs})`);
+  }
+
   config.feeSchedules.forEach((schedule, i) => {
     if (schedule.railCode !== null && !railCodes.has(schedule.railCode)) {
       add(["feeSchedules", i, "railCode"], `unknown rail "${schedule.railCode}"`);

@@ -102,6 +102,8 @@ const webhookSettingsSchema = object({
   ),
   timeoutMs: v.optional(integer(1, 120_000), defaultWebhookSettings.timeoutMs),
   maxInFlight: v.optional(integer(1, 64), defaultWebhookSettings.maxInFlight),
+  /** How long a leased delivery is held before another round may send it again (default timeoutMs + 60 s). */
+  leaseMs: v.optional(integer(1, 3_600_000)),
 });
 
 const kycLevelSchema = object({

@@ -163,6 +163,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       uow: store.uow,
       clock,
       settings: options.config.webhooks,
+      leaseMs: options.config.webhooks.leaseMs,
       logger: webhookLogger(logger),
     });
     jobContext = { uow: store.uow, core, config: options.config, dispatcher };

@@ -41,7 +41,7 @@ export interface CrashScenarioOptions {
   databaseUrl: string;
   crashes: number;
   workers: number;
-  /** Longest wait for the outbox to drain after the last restart (a delivery leased by a killed process is retried once its lease, timeoutMs + 60 s, runs out). */
+  /** Longest wait for the outbox to drain after the last restart (a delivery leased by a killed process is retried once its lease, `webhooks.leaseMs`, runs out). */
   drainTimeoutMs: number;
 }
 

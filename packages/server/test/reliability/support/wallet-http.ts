@@ -46,7 +46,13 @@ export const serverEnv = (c: Credentials): Record<string, string> => ({
 export function reliabilityConfig(c: Credentials, opts: { webhookUrl?: string | null } = {}) {
   return {
     sandbox: true,
-    webhooks: { retryScheduleSeconds: [0, 0.2, 0.5, 1, 1, 1, 1, 1], timeoutMs: 2_000, maxInFlight: 8 },
+    // A short lease: a delivery leased by a killed process is due again after 5 s, not 62 s.
+    webhooks: {
+      retryScheduleSeconds: [0, 0.2, 0.5, 1, 1, 1, 1, 1],
+      timeoutMs: 2_000,
+      maxInFlight: 8,
+      leaseMs: 5_000,
+    },
     kycLevels: [
       {
         code: "tier_1",
