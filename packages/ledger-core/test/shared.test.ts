@@ -5,6 +5,7 @@ import {
   addMinor,
   canonicalJson,
   createUlidGenerator,
+  idPrefixes,
   percentOfRoundHalfUp,
   utcIsoWeekStart,
 } from "../src/index.js";
@@ -71,7 +72,80 @@ describe("ids", () => {
     expect([...made].sort()).toEqual(made);
     expect(new Set(made).size).toBe(made.length);
   });
+
+  it("make the same ids as the plain ULID algorithm, for any clock and random bytes (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            step: fc.integer({ min: -3, max: 3 }),
+            bytes: fc.uint8Array({ minLength: 16, maxLength: 16 }),
+          }),
+          {
+            minLength: 1,
+            maxLength: 60,
+          },
+        ),
+        fc.boolean(),
+        (calls, saturated) => {
+          const run = (make: typeof createUlidGenerator) => {
+            let t = 1_763_812_800_000;
+            let n = 0;
+            const ids = make(
+              { now: () => new Date(t) },
+              // saturated: every random digit 31, so increments carry into the next millisecond
+              { bytes: () => (saturated ? new Uint8Array(16).fill(31) : calls[n % calls.length]!.bytes) },
+            );
+            return calls.map((c) => {
+              t += c.step;
+              n++;
+              return ids.next("event");
+            });
+          };
+          expect(run(createUlidGenerator)).toEqual(run(plainUlid));
+        },
+      ),
+    );
+  });
 });
+
+/** The straightforward ULID generator the optimized one must agree with, id for id. */
+const plainUlid: typeof createUlidGenerator = (clock, random) => {
+  const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  let lastTime = -1;
+  let lastRandom: number[] = [];
+  const encodeTime = (t: number) => {
+    let out = "";
+    for (let i = 0; i < 10; i++) {
+      out = crockford[t % 32] + out;
+      t = Math.floor(t / 32);
+    }
+    return out;
+  };
+  return {
+    next(kind) {
+      let time = clock.now().getTime();
+      if (time <= lastTime) {
+        time = lastTime;
+        let i = lastRandom.length - 1;
+        while (i >= 0 && lastRandom[i] === 31) {
+          lastRandom[i] = 0;
+          i--;
+        }
+        if (i < 0) {
+          time = lastTime + 1;
+          lastRandom = Array.from(random.bytes(16), (b) => b & 31);
+        } else {
+          lastRandom[i] = (lastRandom[i] ?? 0) + 1;
+        }
+      } else {
+        lastRandom = Array.from(random.bytes(16), (b) => b & 31);
+      }
+      lastTime = time;
+      return `${idPrefixes[kind]}_${encodeTime(time)}${lastRandom.map((d) => crockford[d]).join("")}`;
+    },
+  };
+};
 
 describe("UTC periods", () => {
   it("start ISO weeks on Monday", () => {

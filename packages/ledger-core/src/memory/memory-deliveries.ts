@@ -15,7 +15,8 @@ import {
 } from "../events/delivery.js";
 import type { OutboxEvent } from "../events/model.js";
 import { invariant } from "../shared/errors.js";
-import { clone, type UndoLog } from "./undo-log.js";
+import { clone } from "./clone.js";
+import type { UndoLog } from "./undo-log.js";
 
 /**
  * Delivery state of the in-memory outbox. The outbox array keeps the events as written; the

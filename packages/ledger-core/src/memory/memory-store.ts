@@ -17,8 +17,19 @@ import { DomainError, invariant } from "../shared/errors.js";
 import type { Tx, UnitOfWork } from "../store/unit-of-work.js";
 import type { SigningKey, Tenant } from "../tenants/model.js";
 import type { Wallet } from "../wallets/model.js";
+import { clone } from "./clone.js";
 import { createMemoryDeliveries } from "./memory-deliveries.js";
-import { clone, UndoLog } from "./undo-log.js";
+import {
+  copyCustomer,
+  copyJournal,
+  copyOperation,
+  copyOrNull,
+  copyOutboxEvent,
+  copyTimelineEvent,
+  copyWallet,
+} from "./record-copies.js";
+import { UndoLog } from "./undo-log.js";
+import { countsTowardLimits, WalletDayTotals } from "./wallet-day-totals.js";
 
 interface Account {
   balance: number;
@@ -58,11 +69,13 @@ export interface MemoryStore {
 }
 
 const acct = (currency: string, key: string) => `${key}/${currency}`;
+const newMap = <K, V>() => new Map<K, V>();
+const newArray = <T>(): T[] => [];
 
 /**
  * An in-memory implementation of every port, for embedding, examples and tests. Units of work run
  * one at a time (like SQLite's single writer) and roll back through an undo log, so a refusal
- * leaves nothing behind. Values are cloned on the way in and out, as a database would.
+ * leaves nothing behind. Values are copied on the way in and out, as a database would.
  */
 export function createMemoryStore(): MemoryStore {
   const s: MemoryState = {
@@ -92,21 +105,37 @@ export function createMemoryStore(): MemoryStore {
   const log = new UndoLog();
   // Secondary indexes, kept in step under the same undo log, so lookups on the hot path do not
   // scan every operation or event.
-  const opByReference = new Map<string, string>();
+  /** Operation uid by tenant, type and clientReference (the databases' UNIQUE index). */
+  const opByReference = new Map<string, Map<string, Map<string, string>>>();
   const opsByWallet = new Map<string, string[]>();
+  const dayTotals = new WalletDayTotals(log);
   const outboxSeq = new Map<string, number>();
-  const referenceKey = (tenantId: string, type: string, ref: string) =>
-    `${tenantId}\u0000${type}\u0000${ref}`;
   const indexWallet = (walletUid: string | null, uid: string) => {
-    if (walletUid === null) return;
-    let list = opsByWallet.get(walletUid);
-    if (!list) {
-      list = [];
-      log.set(opsByWallet, walletUid, list);
-    }
-    log.push(list, uid);
+    if (walletUid !== null) log.push(log.ensure(opsByWallet, walletUid, newArray<string>), uid);
   };
-  let queue: Promise<unknown> = Promise.resolve();
+  /** Indexes an updated operation under the wallets it names now and did not before (rare). */
+  const reindexWallets = (before: Operation, after: Operation) => {
+    for (const w of [after.sourceWalletUid, after.destinationWalletUid]) {
+      if (w === before.sourceWalletUid || w === before.destinationWalletUid) continue;
+      if (w !== null && !opsByWallet.get(w)?.includes(after.uid)) indexWallet(w, after.uid);
+    }
+  };
+  /** The port's semantics, by brute force over the wallet's operations. */
+  const scanForWallet = (walletUid: string, since: string, direction: "inbound" | "outbound" | "both") => {
+    let total = 0;
+    for (const uid of opsByWallet.get(walletUid) ?? []) {
+      const o = s.operations.get(uid)!;
+      if (!countsTowardLimits(o) || o.createdAt < since) continue;
+      const inbound = o.destinationWalletUid === walletUid;
+      const outbound = o.sourceWalletUid === walletUid;
+      if ((direction !== "outbound" && inbound) || (direction !== "inbound" && outbound))
+        total += o.amountMinor;
+    }
+    return total;
+  };
+  /** Whether a unit of work is running; the others wait their turn in `waiting`, first come first. */
+  let busy = false;
+  const waiting: (() => void)[] = [];
   const setIn = <K, V>(m: Map<K, V>, k: K, v: V) => log.set(m, k, v);
   const deleteIn = <K, V>(m: Map<K, V>, k: K) => log.delete(m, k);
   const pushTo = <T>(a: T[], v: T) => log.push(a, v);
@@ -121,6 +150,11 @@ export function createMemoryStore(): MemoryStore {
         o.verificationStatus === "verified" &&
         o.blindIndex === i.blindIndex,
     );
+  const balancesOf = (currency: string, keys: readonly string[]) => {
+    const out = new Map<string, number>();
+    for (const k of keys) out.set(k, s.accounts.get(acct(currency, k))?.balance ?? 0);
+    return out;
+  };
   const conflict = (what: string) => new DomainError("Conflict", what);
 
   const matches = (op: Operation, f: OperationFilter) =>
@@ -181,12 +215,12 @@ export function createMemoryStore(): MemoryStore {
       },
     },
     customers: {
-      insert: async (c) => setIn(s.customers, c.uid, clone(c)),
+      insert: async (c) => setIn(s.customers, c.uid, copyCustomer(c)),
       get: async (tenantId, uid) => {
         const c = s.customers.get(uid);
-        return c && c.tenantId === tenantId ? clone(c) : null;
+        return c && c.tenantId === tenantId ? copyCustomer(c) : null;
       },
-      getAny: async (uid) => clone(s.customers.get(uid) ?? null),
+      getAny: async (uid) => copyOrNull(s.customers.get(uid), copyCustomer),
       setStatus: async (tenantId, uid, status) => {
         if (s.customers.get(uid)?.tenantId === tenantId) mutate(s.customers, uid, { status });
       },
@@ -247,16 +281,16 @@ export function createMemoryStore(): MemoryStore {
         ),
     },
     wallets: {
-      insert: async (w) => setIn(s.wallets, w.uid, clone(w)),
+      insert: async (w) => setIn(s.wallets, w.uid, copyWallet(w)),
       get: async (tenantId, uid) => {
         const w = s.wallets.get(uid);
-        return w && w.tenantId === tenantId ? clone(w) : null;
+        return w && w.tenantId === tenantId ? copyWallet(w) : null;
       },
-      getAny: async (uid) => clone(s.wallets.get(uid) ?? null),
+      getAny: async (uid) => copyOrNull(s.wallets.get(uid), copyWallet),
       listByCustomer: async (tenantId, customerUid) =>
-        clone(
-          [...s.wallets.values()].filter((w) => w.tenantId === tenantId && w.customerUid === customerUid),
-        ),
+        [...s.wallets.values()]
+          .filter((w) => w.tenantId === tenantId && w.customerUid === customerUid)
+          .map(copyWallet),
       setStatus: async (tenantId, uid, status) => {
         if (s.wallets.get(uid)?.tenantId === tenantId) mutate(s.wallets, uid, { status });
       },
@@ -265,10 +299,8 @@ export function createMemoryStore(): MemoryStore {
       },
     },
     ledger: {
-      lockAccounts: async (currency, keys) =>
-        new Map(keys.map((k) => [k, s.accounts.get(acct(currency, k))?.balance ?? 0])),
-      balances: async (currency, keys) =>
-        new Map(keys.map((k) => [k, s.accounts.get(acct(currency, k))?.balance ?? 0])),
+      lockAccounts: async (currency, keys) => balancesOf(currency, keys),
+      balances: async (currency, keys) => balancesOf(currency, keys),
       post: async (journal) => {
         assertBalanced(journal);
         for (const e of journal.entries) {
@@ -276,16 +308,15 @@ export function createMemoryStore(): MemoryStore {
           const balance = (s.accounts.get(id)?.balance ?? 0) + e.amountMinor;
           invariant(Number.isSafeInteger(balance), "balance overflow");
           // The same last line of defence as the databases' CHECK constraint.
-          invariant(
-            !mustStayNonNegative(e.accountKey) || balance >= 0,
-            `account ${e.accountKey} would go negative`,
-          );
+          if (balance < 0 && mustStayNonNegative(e.accountKey)) {
+            invariant(false, `account ${e.accountKey} would go negative`);
+          }
           setIn(s.accounts, id, { balance, updatedAt: journal.createdAt });
         }
-        pushTo(s.journals, clone(journal));
+        pushTo(s.journals, copyJournal(journal));
       },
       journalsOf: async (tenantId, operationUid) =>
-        clone(s.journals.filter((j) => j.tenantId === tenantId && j.operationUid === operationUid)),
+        s.journals.filter((j) => j.tenantId === tenantId && j.operationUid === operationUid).map(copyJournal),
       lastMovedAt: async (currency, keys) =>
         keys
           .map((k) => s.accounts.get(acct(currency, k))?.updatedAt ?? null)
@@ -307,84 +338,86 @@ export function createMemoryStore(): MemoryStore {
       insert: async (op) => {
         if (s.operations.has(op.uid)) throw new Error(`duplicate operation ${op.uid}`);
         if (op.clientReference !== null) {
-          const key = referenceKey(op.tenantId, op.type, op.clientReference);
-          if (opByReference.has(key)) throw conflict("clientReference already used");
-          log.set(opByReference, key, op.uid);
+          const byType = log.ensure(opByReference, op.tenantId, newMap<string, Map<string, string>>);
+          const refs = log.ensure(byType, op.type, newMap<string, string>);
+          if (refs.has(op.clientReference)) throw conflict("clientReference already used");
+          log.set(refs, op.clientReference, op.uid);
         }
-        setIn(s.operations, op.uid, clone(op));
+        const stored = copyOperation(op);
+        setIn(s.operations, op.uid, stored);
         indexWallet(op.sourceWalletUid, op.uid);
         if (op.destinationWalletUid !== op.sourceWalletUid) indexWallet(op.destinationWalletUid, op.uid);
+        dayTotals.insert(stored);
       },
       update: async (op) => {
-        invariant(s.operations.has(op.uid), "update of an unknown operation");
-        setIn(s.operations, op.uid, clone(op));
+        const before = s.operations.get(op.uid);
+        invariant(before, "update of an unknown operation");
+        // Like the databases: who, what kind, which currency and clientReference, and when it was
+        // created never change.
+        const after = copyOperation(op);
+        after.tenantId = before.tenantId;
+        after.type = before.type;
+        after.currency = before.currency;
+        after.clientReference = before.clientReference;
+        after.createdAt = before.createdAt;
+        setIn(s.operations, op.uid, after);
+        reindexWallets(before, after);
+        dayTotals.replace(before, after);
       },
       get: async (tenantId, uid) => {
         const op = s.operations.get(uid);
-        return op && op.tenantId === tenantId ? clone(op) : null;
+        return op && op.tenantId === tenantId ? copyOperation(op) : null;
       },
       findByClientReference: async (tenantId, type, ref) => {
-        const uid = opByReference.get(referenceKey(tenantId, type, ref));
-        return uid === undefined ? null : clone(s.operations.get(uid) ?? null);
+        const uid = opByReference.get(tenantId)?.get(type)?.get(ref);
+        return uid === undefined ? null : copyOrNull(s.operations.get(uid), copyOperation);
       },
       appendTimeline: async (e) => {
-        const list = s.timeline.get(e.operationUid) ?? [];
-        invariant(list.length === e.sequenceNo, "timeline sequence numbers are consecutive");
-        setIn(s.timeline, e.operationUid, [...list, clone(e)]);
+        const list = s.timeline.get(e.operationUid);
+        invariant((list?.length ?? 0) === e.sequenceNo, "timeline sequence numbers are consecutive");
+        if (list) pushTo(list, copyTimelineEvent(e));
+        else setIn(s.timeline, e.operationUid, [copyTimelineEvent(e)]);
       },
-      timeline: async (uid) => clone(s.timeline.get(uid) ?? []),
+      timeline: async (uid) => (s.timeline.get(uid) ?? []).map(copyTimelineEvent),
       list: async (filter, page) => {
         const all = [...s.operations.values()].filter((o) => matches(o, filter)).sort(comparator(page));
         const start = (page.page - 1) * page.limit;
-        return { data: clone(all.slice(start, start + page.limit)), total: all.length };
+        return { data: all.slice(start, start + page.limit).map(copyOperation), total: all.length };
       },
       countMandateDebits: async (mandateUid, since) =>
         [...s.operations.values()].filter(
           (o) => o.mandateUid === mandateUid && o.state !== "failed" && o.createdAt >= since,
         ).length,
       findTopupsByIntentReference: async (ref) =>
-        clone(
-          [...s.operations.values()]
-            .filter((o) => o.type === "topup_c2b" && o.intentReference === ref)
-            .sort((a, b) => (a.uid < b.uid ? 1 : -1)),
-        ),
+        [...s.operations.values()]
+          .filter((o) => o.type === "topup_c2b" && o.intentReference === ref)
+          .sort((a, b) => (a.uid < b.uid ? 1 : -1))
+          .map(copyOperation),
       listExpiredTopups: async (asOf, limit) =>
-        clone(
-          [...s.operations.values()]
-            .filter(
-              (o) =>
-                o.type === "topup_c2b" &&
-                o.state === "pending_provider" &&
-                o.expiresAt !== null &&
-                o.expiresAt <= asOf,
-            )
-            .sort((a, b) => (a.uid < b.uid ? -1 : 1))
-            .slice(0, limit),
-        ),
-      getAny: async (uid) => clone(s.operations.get(uid) ?? null),
-      sumForWallet: async (walletUid, since, direction) => {
-        let total = 0;
-        const uids = opsByWallet.get(walletUid) ?? [];
-        for (const uid of uids) {
-          const o = s.operations.get(uid)!;
-          if (o.state === "failed" || o.fundsMovedAt === null || o.createdAt < since) continue;
-          const inbound = o.destinationWalletUid === walletUid;
-          const outbound = o.sourceWalletUid === walletUid;
-          if ((direction !== "outbound" && inbound) || (direction !== "inbound" && outbound))
-            total += o.amountMinor;
-        }
-        return total;
-      },
+        [...s.operations.values()]
+          .filter(
+            (o) =>
+              o.type === "topup_c2b" &&
+              o.state === "pending_provider" &&
+              o.expiresAt !== null &&
+              o.expiresAt <= asOf,
+          )
+          .sort((a, b) => (a.uid < b.uid ? -1 : 1))
+          .slice(0, limit)
+          .map(copyOperation),
+      getAny: async (uid) => copyOrNull(s.operations.get(uid), copyOperation),
+      sumForWallet: async (walletUid, since, direction) =>
+        dayTotals.sum(walletUid, since, direction) ?? scanForWallet(walletUid, since, direction),
     },
     outbox: {
       nextSeq: async (resourceUid) => (outboxSeq.get(resourceUid) ?? 0) + 1,
       append: async (e) => {
         invariant(e.seq > (outboxSeq.get(e.resourceUid) ?? 0), "outbox seq is unique per resource");
         log.set(outboxSeq, e.resourceUid, e.seq);
-        pushTo(s.outbox, clone(e));
+        pushTo(s.outbox, copyOutboxEvent(e));
       },
       list: async (tenantId) =>
-        clone(s.outbox.filter((e) => tenantId === undefined || e.tenantId === tenantId)),
+        s.outbox.filter((e) => tenantId === undefined || e.tenantId === tenantId).map(copyOutboxEvent),
     },
     deliveries: createMemoryDeliveries(s, log),
     idempotency: {
@@ -490,20 +523,23 @@ export function createMemoryStore(): MemoryStore {
   };
 
   const uow: UnitOfWork = {
-    run<T>(work: (t: Tx) => Promise<T>): Promise<T> {
-      const result = queue.then(async () => {
-        log.begin();
-        try {
-          const value = await work(tx);
-          log.commit();
-          return value;
-        } catch (e) {
-          log.rollback();
-          throw e;
-        }
-      });
-      queue = result.catch(() => undefined);
-      return result;
+    async run<T>(work: (t: Tx) => Promise<T>): Promise<T> {
+      if (busy) await new Promise<void>((turn) => waiting.push(turn));
+      busy = true;
+      log.begin();
+      try {
+        const value = await work(tx);
+        log.commit();
+        return value;
+      } catch (e) {
+        log.rollback();
+        throw e;
+      } finally {
+        // Hand the store straight to the next in line (still busy), or free it.
+        const next = waiting.shift();
+        if (next) next();
+        else busy = false;
+      }
     },
   };
   return { uow, state: s };

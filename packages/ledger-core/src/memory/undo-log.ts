@@ -1,55 +1,82 @@
 import { invariant } from "../shared/errors.js";
 
-/** Records are JSON-shaped (strings, numbers, booleans, null, arrays, plain objects). */
-export const clone = <T>(v: T): T => (v === null || v === undefined ? v : JSON.parse(JSON.stringify(v)));
+/** Stands for "the key was absent" among the values a `set` replaced. */
+const absent = Symbol("absent");
+
+/** How a logged step is undone; a step is [how, target, key, previous value] in `steps`. */
+const restore = 0;
+const pop = 1;
+type Undo = typeof restore | typeof pop;
 
 /**
  * Mutations of in-memory tables that the memory unit of work can undo: each records its inverse
- * while a unit of work is open, and a refusal rolls them back in reverse order.
+ * while a unit of work is open, and a refusal rolls them back in reverse order. The steps sit flat
+ * in one reused array (four slots each), so logging allocates nothing on the hot path.
  */
 export class UndoLog {
-  private entries: (() => void)[] | null = null;
+  private readonly steps: unknown[] = [];
+  private open = false;
 
   begin(): void {
-    this.entries = [];
+    this.steps.length = 0;
+    this.open = true;
   }
 
   commit(): void {
-    this.entries = null;
+    this.steps.length = 0;
+    this.open = false;
   }
 
   rollback(): void {
-    const log = this.entries ?? [];
-    this.entries = null;
-    for (let i = log.length - 1; i >= 0; i--) log[i]!();
-  }
-
-  private record(fn: () => void): void {
-    invariant(this.entries, "memory store used outside a unit of work");
-    this.entries.push(fn);
+    const steps = this.steps;
+    this.open = false;
+    for (let i = steps.length - 4; i >= 0; i -= 4) {
+      const target = steps[i + 1];
+      if (steps[i] === pop) {
+        (target as unknown[]).pop();
+        continue;
+      }
+      const prev = steps[i + 3];
+      if (prev === absent) (target as Map<unknown, unknown>).delete(steps[i + 2]);
+      else (target as Map<unknown, unknown>).set(steps[i + 2], prev);
+    }
+    steps.length = 0;
   }
 
   set<K, V>(m: Map<K, V>, k: K, v: V): void {
-    const had = m.has(k);
-    const prev = m.get(k);
+    this.record(restore, m, k, m.has(k) ? m.get(k) : absent);
     m.set(k, v);
-    this.record(() => (had ? m.set(k, prev as V) : m.delete(k)));
+  }
+
+  /** The value at `k`, first set to `make()` if the key is absent. */
+  ensure<K, V>(m: Map<K, V>, k: K, make: () => V): V {
+    let v = m.get(k);
+    if (v === undefined) {
+      v = make();
+      this.set(m, k, v);
+    }
+    return v;
   }
 
   delete<K, V>(m: Map<K, V>, k: K): void {
     if (!m.has(k)) return;
-    const prev = m.get(k) as V;
+    this.record(restore, m, k, m.get(k));
     m.delete(k);
-    this.record(() => m.set(k, prev));
   }
 
   push<T>(a: T[], v: T): void {
+    this.record(pop, a, undefined, undefined);
     a.push(v);
-    this.record(() => a.pop());
   }
 
   patch<K, V extends object>(m: Map<K, V>, k: K, patch: Partial<V>): void {
     const cur = m.get(k);
     if (cur) this.set(m, k, { ...cur, ...patch });
+  }
+
+  /** Logs the step undoing a mutation about to be made: none is made outside a unit of work. */
+  private record(kind: Undo, target: unknown, key: unknown, prev: unknown): void {
+    invariant(this.open, "memory store used outside a unit of work");
+    this.steps.push(kind, target, key, prev);
   }
 }

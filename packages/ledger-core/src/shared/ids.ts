@@ -24,43 +24,56 @@ export interface IdGenerator {
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
+const encodeTime = (t: number) => {
+  let out = "";
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+};
+
 /**
  * ULID bodies (48-bit millisecond time + 80 random bits, Crockford base32), monotonic within a
  * millisecond so ids sort in creation order even when the clock stalls.
  */
 export function createUlidGenerator(clock: Clock, random: RandomSource): IdGenerator {
   let lastTime = -1;
-  let lastRandom: number[] = [];
-  const encodeTime = (t: number) => {
-    let out = "";
-    for (let i = 0; i < 10; i++) {
-      out = CROCKFORD[t % 32] + out;
-      t = Math.floor(t / 32);
-    }
-    return out;
+  /** The 80-bit random part as 16 base32 digits; incremented by one within a millisecond. */
+  const digits = new Uint8Array(16);
+  /** The encoded time and first 15 random digits, kept until they change (rarely, in one ms). */
+  let head = "";
+  const encodeHead = () => {
+    let out = encodeTime(lastTime);
+    for (let i = 0; i < 15; i++) out += CROCKFORD[digits[i]!];
+    head = out;
+  };
+  const reseed = (time: number) => {
+    const bytes = random.bytes(16);
+    for (let i = 0; i < 16; i++) digits[i] = (bytes[i] ?? 0) & 31;
+    lastTime = time;
+    encodeHead();
   };
   return {
     next(kind) {
-      let time = clock.now().getTime();
-      if (time <= lastTime) {
-        time = lastTime;
-        // increment the 80-bit random part (16 base32 digits) by one
-        let i = lastRandom.length - 1;
-        while (i >= 0 && lastRandom[i] === 31) {
-          lastRandom[i] = 0;
+      const time = clock.now().getTime();
+      if (time > lastTime || head === "") {
+        reseed(Math.max(time, lastTime + 1));
+      } else {
+        // the clock did not move: increment the random part by one
+        let i = 15;
+        while (i >= 0 && digits[i] === 31) {
+          digits[i] = 0;
           i--;
         }
         if (i < 0) {
-          time = lastTime + 1;
-          lastRandom = Array.from(random.bytes(16), (b) => b & 31);
+          reseed(lastTime + 1);
         } else {
-          lastRandom[i] = (lastRandom[i] ?? 0) + 1;
+          digits[i]!++;
+          if (i < 15) encodeHead();
         }
-      } else {
-        lastRandom = Array.from(random.bytes(16), (b) => b & 31);
       }
-      lastTime = time;
-      return `${idPrefixes[kind]}_${encodeTime(time)}${lastRandom.map((d) => CROCKFORD[d]).join("")}`;
+      return `${idPrefixes[kind]}_${head}${CROCKFORD[digits[15]!]}`;
     },
   };
 }
