@@ -5,6 +5,7 @@ import {
   createFreshPostgresDatabase,
   createPostgresStore,
   type FreshPostgresDatabase,
+  migrationsFor,
   openStore,
   postgresTestUrl,
   type Store,
@@ -38,8 +39,9 @@ describe.runIf(baseUrl)("Postgres store", () => {
     await Promise.all([a.migrate(), b.migrate(), a.migrate()]);
     await Promise.all([a.ping(), b.ping()]);
     await Promise.all([a.close(), b.close()]);
-    const { rows } = await admin.query("select name from kysely_migration");
-    expect(rows).toEqual([{ name: "0001-initial" }]);
+    const { rows } = await admin.query("select name from kysely_migration order by name");
+    expect(rows).toEqual(Object.keys(migrationsFor("postgres")).map((name) => ({ name })));
+    expect(rows).toContainEqual({ name: "0002-wallet-day-totals" });
   });
 
   it("getForUpdate serializes read-modify-write of a tenant: concurrent changes are all kept", async () => {

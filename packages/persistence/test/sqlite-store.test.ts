@@ -220,7 +220,8 @@ describe("SQLite store", () => {
     expect(fresh).toBe(BigInt(REPLAY_PURGE_EVERY));
   });
 
-  it("pages wallet, tenant and customer listings by walking indexes, not by sorting the matches", async () => {
+  /** The query plan of every select `work` runs through the operation repository. */
+  const selectPlans = async (work: (repo: ReturnType<typeof sqlOperationRepository>) => Promise<unknown>) => {
     const raw = new BetterSqlite3(file);
     raw.defaultSafeIntegers(true);
     const queries: { sql: string; parameters: readonly unknown[] }[] = [];
@@ -230,37 +231,62 @@ describe("SQLite store", () => {
         if (event.query.sql.startsWith("select")) queries.push(event.query);
       },
     });
-    const sort = [
-      { field: "createdAt", direction: "DESC" },
-      { field: "id", direction: "DESC" },
-    ] as const;
-    await db.transaction().execute(async (trx) => {
-      const repo = sqlOperationRepository({
-        trx,
-        dialect: "sqlite",
-        housekeeping: newHousekeeping(),
-        versions: new RowVersions(),
-      });
-      const page = { page: 3, limit: 20, sort: [...sort] };
-      await repo.list({ tenantId: "acme", walletUid: "wal_1" }, page);
-      await repo.list({ tenantId: "acme" }, page);
-      await repo.list({ tenantId: "acme", customerUid: "cus_1" }, page);
-    });
-    const plan = (q: (typeof queries)[number]) =>
+    await db.transaction().execute((trx) =>
+      work(
+        sqlOperationRepository({
+          trx,
+          dialect: "sqlite",
+          housekeeping: newHousekeeping(),
+          versions: new RowVersions(),
+        }),
+      ),
+    );
+    const plans = queries.map((q) =>
       (
         raw
           .prepare(`explain query plan ${q.sql}`)
           .all(...q.parameters.map((p) => (typeof p === "number" ? BigInt(p) : p))) as {
           detail: string;
         }[]
-      ).map((r) => r.detail);
-    // wallet: page + one count per side; tenant and customer: page + count
-    const [walletPage, , , tenantPage, , customerPage] = queries.map(plan);
+      ).map((r) => r.detail),
+    );
     await db.destroy();
+    return plans;
+  };
+
+  it("pages wallet, tenant and customer listings by walking indexes, not by sorting the matches", async () => {
+    const sort = [
+      { field: "createdAt", direction: "DESC" },
+      { field: "id", direction: "DESC" },
+    ] as const;
+    const page = { page: 3, limit: 20, sort: [...sort] };
+    // wallet: page + one count per side; tenant and customer: page + count
+    const plans = await selectPlans(async (repo) => {
+      await repo.list({ tenantId: "acme", walletUid: "wal_1" }, page);
+      await repo.list({ tenantId: "acme" }, page);
+      await repo.list({ tenantId: "acme", customerUid: "cus_1" }, page);
+    });
+    const [walletPage, , , tenantPage, , customerPage] = plans;
     expect(walletPage!.join("\n")).toMatch(/USING INDEX operations_source_created/);
     expect(walletPage!.join("\n")).toMatch(/USING INDEX operations_destination_created/);
     expect(walletPage!.join("\n")).not.toMatch(/SCAN operations/);
     expect(tenantPage).toEqual([expect.stringMatching(/USING INDEX operations_tenant_created/)]);
     expect(customerPage).toEqual([expect.stringMatching(/USING INDEX operations_customer_created/)]);
+  });
+
+  it("sums a wallet's day or month from its day totals and a bounded range of the day, never a scan", async () => {
+    const plans = await selectPlans(async (repo) => {
+      await repo.sumForWallet("wal_1", "2026-11-22T00:00:00.000Z", "both");
+      await repo.sumForWallet("wal_1", "2026-11-01T00:00:00.000Z", "outbound");
+      await repo.sumForWallet("wal_1", "2026-11-22T10:00:00.000Z", "inbound");
+    });
+    expect(plans).toHaveLength(3);
+    for (const plan of plans.map((p) => p.join("\n"))) {
+      expect(plan).toMatch(/SEARCH wallet_day_totals USING PRIMARY KEY \(wallet_uid=\? AND day>\?\)/);
+      expect(plan).toMatch(
+        /SEARCH operations USING INDEX operations_\w+_created \(\w+=\? AND created_at>\? AND created_at<\?\)/,
+      );
+      expect(plan).not.toMatch(/SCAN (operations|wallet_day_totals)/);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from "kysely";
 import type { SqlDialect } from "../shared/sql-dialect.js";
 import { initialMigration } from "./0001-initial.js";
+import { walletDayTotalsMigration } from "./0002-wallet-day-totals.js";
 
 /**
  * Every migration, held in code rather than scanned from a folder, so the compiled package runs
@@ -9,6 +10,7 @@ import { initialMigration } from "./0001-initial.js";
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   return {
     "0001-initial": initialMigration(dialect),
+    "0002-wallet-day-totals": walletDayTotalsMigration(dialect),
   };
 }
 

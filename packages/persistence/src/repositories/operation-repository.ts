@@ -6,7 +6,7 @@ import {
   type TimelineEvent,
 } from "@wallet/ledger-core";
 import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from "kysely";
-import type { Database, OperationsTable } from "../schema/database.js";
+import type { Database, OperationsTable, WalletDayTotalsTable } from "../schema/database.js";
 import { fromJson, fromJsonOrNull, toJson, toJsonOrNull } from "../shared/json-column.js";
 import { conflictError, conflictIndexes } from "../shared/store-errors.js";
 import { pageWindow, type SortKey, sortKeys } from "./paging.js";
@@ -48,9 +48,6 @@ export function sqlOperationRepository({ trx, versions }: SqlContext): Operation
     for (const k of keys) out = out.orderBy(k.column, k.direction);
     return out;
   };
-
-  const touchesWallet = (walletUid: string) => (eb: ExpressionBuilder<Database, "operations">) =>
-    eb.or([eb("source_wallet_uid", "=", walletUid), eb("destination_wallet_uid", "=", walletUid)]);
 
   return {
     async insert(op) {
@@ -233,20 +230,53 @@ export function sqlOperationRepository({ trx, versions }: SqlContext): Operation
     },
 
     async sumForWallet(walletUid, sinceIso, direction) {
-      let q = trx
-        .selectFrom("operations")
-        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("amount_minor"), eb.lit(0)).as("total"))
-        .where("state", "<>", "failed")
-        // Accepted movements only: an intent that moved nothing yet does not count.
-        .where("funds_moved_at", "is not", null)
-        .where("created_at", ">=", sinceIso);
-      if (direction === "inbound") q = q.where("destination_wallet_uid", "=", walletUid);
-      else if (direction === "outbound") q = q.where("source_wallet_uid", "=", walletUid);
-      else q = q.where(touchesWallet(walletUid));
-      const row = await q.executeTakeFirstOrThrow();
+      // The running totals hold whole UTC days (wallet_day_totals, kept by triggers): take the
+      // days from sinceIso's date on, then take back out what counted that first day before
+      // sinceIso, read exactly from the operations. At a midnight (the limit checks' day and
+      // month starts) that part is empty: one to 31 rows are read, however busy the wallet.
+      // Exact for any string: created_at >= sinceIso holds exactly for the rows whose first ten
+      // characters are >= sinceIso's, minus those in [those ten characters, sinceIso).
+      const firstDay = sql<string>`substr(${sinceIso}, 1, 10)`;
+      const days = trx
+        .selectFrom("wallet_day_totals")
+        .select((eb) => eb.fn.sum<number>(totalColumns[direction]).as("total"))
+        .where("wallet_uid", "=", walletUid)
+        .where("day", ">=", firstDay);
+      const earlier = counted(trx.selectFrom("operations"))
+        .select((eb) => eb.fn.sum<number>("amount_minor").as("total"))
+        .where(touching(walletUid, direction))
+        .where("created_at", ">=", firstDay)
+        .where("created_at", "<", sinceIso);
+      const row = await trx
+        .selectNoFrom(sql<number>`coalesce((${days}), 0) - coalesce((${earlier}), 0)`.as("total"))
+        .executeTakeFirstOrThrow();
       return row.total;
     },
   };
+}
+
+/** The column of wallet_day_totals holding each direction's amounts. */
+const totalColumns = {
+  inbound: "inbound_minor",
+  outbound: "outbound_minor",
+  both: "both_minor",
+} as const satisfies Record<SumDirection, keyof WalletDayTotalsTable>;
+
+type SumDirection = Parameters<OperationRepository["sumForWallet"]>[2];
+
+/** Operations that count toward the limits: they moved funds and did not fail. */
+function counted<O>(q: SelectQueryBuilder<Database, "operations", O>) {
+  return q.where("state", "<>", "failed").where("funds_moved_at", "is not", null);
+}
+
+/** Operations into, out of, or through (once) the wallet. */
+function touching(walletUid: string, direction: SumDirection) {
+  return (eb: ExpressionBuilder<Database, "operations">) =>
+    direction === "inbound"
+      ? eb("destination_wallet_uid", "=", walletUid)
+      : direction === "outbound"
+        ? eb("source_wallet_uid", "=", walletUid)
+        : eb.or([eb("source_wallet_uid", "=", walletUid), eb("destination_wallet_uid", "=", walletUid)]);
 }
 
 function fromOperation(op: Operation): Selectable<OperationsTable> {

@@ -27,6 +27,7 @@ export interface Database {
   journal_entries: JournalEntriesTable;
   operations: OperationsTable;
   operation_timeline: OperationTimelineTable;
+  wallet_day_totals: WalletDayTotalsTable;
   outbox_events: OutboxEventsTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
@@ -207,6 +208,23 @@ export interface OperationsTable {
   completed_at: string | null;
   funds_moved_at: string | null;
   updated_at: string;
+}
+
+/**
+ * What counts toward a wallet's limits, per UTC day of the operations' `created_at`: amounts of
+ * operations that moved funds and did not fail. Written only by triggers on `operations`
+ * (migration 0002); read by `sumForWallet`.
+ */
+export interface WalletDayTotalsTable {
+  wallet_uid: string;
+  /** `YYYY-MM-DD`: the first ten characters of `created_at`. */
+  day: string;
+  /** Into the wallet (it is the destination). */
+  inbound_minor: number;
+  /** Out of the wallet (it is the source). */
+  outbound_minor: number;
+  /** Either way, once per operation (a wallet paying itself counts once). */
+  both_minor: number;
 }
 
 export interface OperationTimelineTable {

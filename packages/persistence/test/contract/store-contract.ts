@@ -30,6 +30,7 @@ import {
   uniqueCurrency,
   walletFixture,
 } from "./fixtures.js";
+import { bruteForceSum, describeWalletSums, type SumDirection } from "./wallet-sums-contract.js";
 
 /** The store under test: anything with a unit of work, plus how to dispose of it. */
 export interface ContractSubject {
@@ -1057,17 +1058,8 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
 
         it("sums moved, non-failed amounts into, out of, or through a wallet since an instant", async () => {
           // Wallet uids are unique across tenants, so the sum is not scoped by tenant.
-          const sum = (since: string, dir: "inbound" | "outbound" | "both") =>
-            [...all, noise]
-              .filter(
-                (o) =>
-                  o.state !== "failed" &&
-                  o.fundsMovedAt !== null &&
-                  o.createdAt >= since &&
-                  ((dir !== "outbound" && o.destinationWalletUid === wallet) ||
-                    (dir !== "inbound" && o.sourceWalletUid === wallet)),
-              )
-              .reduce((t, o) => t + o.amountMinor, 0);
+          const sum = (since: string, dir: SumDirection) =>
+            bruteForceSum([...all, noise], wallet, since, dir);
           for (const since of [at(0), at(6_000), at(17_000), at(99_000)]) {
             for (const dir of ["inbound", "outbound", "both"] as const) {
               expect(await run((tx) => tx.operations.sumForWallet(wallet, since, dir))).toBe(sum(since, dir));
@@ -1092,6 +1084,8 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           expect(await run((tx) => tx.operations.sumForWallet(w, at(0), "both"))).toBe(MAX);
         });
       });
+
+      describeWalletSums(run, async () => (await newTenant()).id);
     });
 
     describe("outbox", () => {
