@@ -44,10 +44,15 @@ export interface SqlStoreOptions {
 const savepoint = CompiledQuery.raw("savepoint wallet_unit_of_work");
 const releaseSavepoint = CompiledQuery.raw("release savepoint wallet_unit_of_work");
 const rollbackToSavepoint = CompiledQuery.raw("rollback to savepoint wallet_unit_of_work");
-// Postgres takes several statements in one simple query (no parameters): one round trip.
+// Postgres takes several statements in one simple query (no parameters): one round trip. The
+// units after a kept one hold its locks and must not wait for a lock (see groupCommitUnitOfWork):
+// lock_timeout is set outside their savepoints, so it lasts to the end of the transaction.
 const releaseAndSavepoint = CompiledQuery.raw(
-  "release savepoint wallet_unit_of_work; savepoint wallet_unit_of_work",
+  "release savepoint wallet_unit_of_work; set local lock_timeout = 1; savepoint wallet_unit_of_work",
 );
+/** lock_not_available: a statement gave up on a lock (lock_timeout). */
+const gaveUpOnLock = (e: unknown) =>
+  typeof e === "object" && e !== null && (e as { code?: unknown }).code === "55P03";
 const rollbackAndRelease = CompiledQuery.raw(
   "rollback to savepoint wallet_unit_of_work; release savepoint wallet_unit_of_work",
 );
@@ -90,6 +95,7 @@ export function createSqlStore({ dialect, db, isolation, groupCommit = false }: 
                   releaseAndSavepoint: async (trx: Transaction<Database>) => {
                     await trx.executeQuery(releaseAndSavepoint);
                   },
+                  gaveUpOnLock,
                 }
               : {}),
             tx: txOf,

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DomainError, type Tx } from "@wallet/ledger-core";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveGroupCommit } from "../src/group-commit/group-commit.js";
 import {
@@ -129,6 +130,37 @@ describe("group commit writer", () => {
       "work b",
       "release",
       "commit 1",
+    ]);
+  });
+
+  it("runs a unit that gave up on a lock again, first in the next batch, and answers it then", async () => {
+    const { engine, events, transactions } = recordingEngine();
+    const busy = Object.assign(new Error("lock busy"), { code: "busy" });
+    const uow = groupCommitUnitOfWork({
+      ...engine,
+      gaveUpOnLock: (e) => e === busy,
+    });
+    let tries = 0;
+    const results = await Promise.all([
+      uow.run(async () => void events.push("work a")),
+      uow.run(async () => {
+        events.push(`work b, try ${++tries}`);
+        if (tries === 1) throw busy;
+        return "b";
+      }),
+      uow.run(async () => void events.push("work c")),
+    ]);
+    expect(results).toEqual([undefined, "b", undefined]);
+    expect(transactions()).toBe(2);
+    expect(events).toEqual([
+      "begin 1",
+      ...["savepoint", "work a", "release"],
+      ...["savepoint", "work b, try 1", "rollback"],
+      ...["savepoint", "work c", "release"],
+      "commit 1",
+      "begin 2",
+      ...["savepoint", "work b, try 2", "release"],
+      "commit 2",
     ]);
   });
 
@@ -322,3 +354,38 @@ for (const engine of engines) {
     });
   });
 }
+
+describe.skipIf(!pgUrl)("group commit on postgres, beside another transaction", () => {
+  it("a unit after a kept one does not wait for a lock: it runs again first in the next batch", async () => {
+    const fresh = await createFreshPostgresDatabase(pgUrl ?? "");
+    const store = createPostgresStore({ connectionString: fresh.url, groupCommit: { maxWaitMs: 0 } });
+    const blocker = new pg.Client({ connectionString: fresh.url });
+    try {
+      await store.migrate();
+      const key = "wallet:held";
+      await store.uow.run((tx) => tx.ledger.lockAccounts("KES", [key]));
+      await blocker.connect();
+      await blocker.query("begin");
+      await blocker.query("select 1 from accounts where account_key = $1 for update", [key]);
+      const done: string[] = [];
+      const first = store.uow.run(async (tx) => {
+        await tx.tenants.upsert(tenantFixture(unique("ten")));
+        done.push("first");
+      });
+      const second = store.uow.run(async (tx) => {
+        await tx.ledger.lockAccounts("KES", [key]);
+        done.push("second");
+      });
+      // Answered while the row is still held elsewhere: its batch did not wait for the second.
+      await first;
+      expect(done).toEqual(["first"]);
+      await blocker.query("commit");
+      await second;
+      expect(done).toEqual(["first", "second"]);
+    } finally {
+      await blocker.end().catch(() => {});
+      await store.close();
+      await fresh.drop();
+    }
+  });
+});

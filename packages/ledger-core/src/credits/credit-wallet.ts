@@ -3,7 +3,8 @@ import { emitEvent } from "../events/emit.js";
 import { chargeTransfers } from "../fees/charges.js";
 import { chargesFor } from "../fees/fee-engine.js";
 import { accountKeys } from "../ledger/accounts.js";
-import { assertCovered, entriesOf } from "../ledger/journal.js";
+import { entriesOf } from "../ledger/journal.js";
+import { lockSharedAndPost } from "../ledger/posting.js";
 import { assertClientReferenceUnused } from "../operations/client-reference.js";
 import { createOperation, transitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
@@ -45,23 +46,20 @@ export async function creditWallet(
   const walletKey = accountKeys.wallet(wallet.uid);
   // Charges, when a wallet_credit schedule exists, are paid by the wallet out of what it receives.
   const charges = chargesFor(deps.catalog, "wallet_credit", wallet.currency, null, input.amountMinor);
-  const chargeKeys =
-    charges.breakdown.length > 0 ? [accountKeys.fees(tenantId), accountKeys.tax(tenantId)] : [];
+  // The wallet's accounts now, the prefund (and fee accounts) last: see lockSharedAndPost.
   const balances = await tx.ledger.lockAccounts(wallet.currency, [
-    prefund,
     walletKey,
     accountKeys.walletHold(wallet.uid),
-    ...chargeKeys,
   ]);
   // Again under the lock: a credit holding the clientReference that committed while this one
-  // waited makes this one its duplicate (409), not a refusal for the prefund it used.
+  // waited makes this one its duplicate (409), not a refusal for the limits it used. A twin to
+  // another wallet waits on the clientReference's unique index when inserting, then gets 409 too.
   await assertClientReferenceUnused(tx, tenantId, "wallet_credit", input.clientReference);
   await assertMovementAllowed(tx, party, "inbound", input.amountMinor, now, balances);
   const entries = entriesOf([
     { from: prefund, to: walletKey, amountMinor: input.amountMinor, label: "amount" },
     ...chargeTransfers(tenantId, walletKey, charges.breakdown),
   ]);
-  assertCovered(balances, entries, (key) => (key === prefund ? "FundingNotPositioned" : "InsufficientFunds"));
 
   const op: Operation = {
     uid: deps.ids.next("operation"),
@@ -89,8 +87,7 @@ export async function creditWallet(
     fundsMovedAt: at,
     updatedAt: at,
   };
-  await createOperation(tx, op, "api_client");
-  await tx.ledger.post({
+  const journal = {
     uid: deps.ids.next("journal"),
     tenantId,
     operationUid: op.uid,
@@ -98,9 +95,14 @@ export async function creditWallet(
     kind: "wallet_credit",
     createdAt: at,
     entries,
-  });
+  };
+  await createOperation(tx, op, "api_client");
   await transitionOperation(tx, op, "completed", at, "system");
   const view = toOperationView(op);
   await emitEvent(deps, tx, ctx.tenant, "wallet_credit.completed", op.uid, "operation", view, at);
+  // A prefund that cannot cover it refuses here, undoing everything above with the transaction.
+  await lockSharedAndPost(tx, journal, balances, (key) =>
+    key === prefund ? "FundingNotPositioned" : "InsufficientFunds",
+  );
   return view;
 }

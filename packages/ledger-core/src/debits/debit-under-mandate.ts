@@ -92,17 +92,21 @@ export async function debitUnderMandate(
   }
   await assertMovementAllowed(tx, party, "outbound", input.amountMinor, now, balances);
   const charges = debitCharges(deps, plan);
-  if (!fundsCover(balances, plan, charges)) return recordDebit(deps, ctx, tx, plan, { state: "failed" });
-
-  const view = await recordDebit(deps, ctx, tx, plan, {
-    state: "completed",
-    charges,
-    entries: debitEntries(plan, charges),
-  });
+  if (!fundsCover(balances, plan, charges)) {
+    return recordDebit(deps, ctx, tx, plan, { state: "failed" }, now);
+  }
   if (mandate.frequency === "one_time") {
+    // Completed with its debit, written before the debit posts (and takes the shared locks).
     mandate.status = "completed";
-    mandate.updatedAt = view.completedAt ?? view.createdAt;
+    mandate.updatedAt = now.toISOString();
     await tx.mandates.update(mandate);
   }
-  return view;
+  return recordDebit(
+    deps,
+    ctx,
+    tx,
+    plan,
+    { state: "completed", charges, entries: debitEntries(plan, charges), locked: balances },
+    now,
+  );
 }

@@ -76,9 +76,12 @@ export async function debitWallet(
   await assertMovementAllowed(tx, party, "outbound", input.amountMinor, now, balances);
   const charges = debitCharges(deps, plan);
   if (!fundsCover(balances, plan, charges)) refuse("InsufficientFunds", "Insufficient available funds");
-  return recordDebit(deps, ctx, tx, plan, {
-    state: "completed",
-    charges,
-    entries: debitEntries(plan, charges),
-  });
+  return recordDebit(
+    deps,
+    ctx,
+    tx,
+    plan,
+    { state: "completed", charges, entries: debitEntries(plan, charges), locked: balances },
+    now,
+  );
 }

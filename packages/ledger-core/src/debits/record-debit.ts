@@ -6,6 +6,7 @@ import { chargesFor } from "../fees/fee-engine.js";
 import { accountKeys } from "../ledger/accounts.js";
 import type { Entry } from "../ledger/journal.js";
 import { entriesOf } from "../ledger/journal.js";
+import { lockSharedAndPost } from "../ledger/posting.js";
 import type { Mandate } from "../mandates/model.js";
 import { assertClientReferenceUnused } from "../operations/client-reference.js";
 import { createOperation, transitionOperation } from "../operations/lifecycle.js";
@@ -28,19 +29,16 @@ export interface DebitPlan {
 }
 
 /**
- * Locks every account a debit moves, in the adapter's fixed order; returns their balances. Then
- * checks the clientReference again: a debit holding it that committed while this one waited for
- * the lock makes this one its duplicate (409), as if the two had run one after the other, rather
- * than a refusal for the money the first one spent.
+ * Locks the wallet's accounts (the beneficiary and fee accounts are locked last, when posting);
+ * returns their balances. Then checks the clientReference again: a debit holding it that committed
+ * while this one waited for the lock makes this one its duplicate (409), as if the two had run one
+ * after the other, rather than a refusal for the money the first one spent.
  */
 export async function lockDebitAccounts(tx: Tx, plan: DebitPlan): Promise<Map<string, number>> {
   const { wallet } = plan.party;
   const balances = await tx.ledger.lockAccounts(wallet.currency, [
     accountKeys.wallet(wallet.uid),
     accountKeys.walletHold(wallet.uid),
-    accountKeys.beneficiary(plan.beneficiary.entityCode),
-    accountKeys.fees(wallet.tenantId),
-    accountKeys.tax(wallet.tenantId),
   ]);
   await assertClientReferenceUnused(tx, wallet.tenantId, "wallet_debit", plan.clientReference);
   return balances;
@@ -73,20 +71,26 @@ export function debitEntries(plan: DebitPlan, charges: FeeCharge): Entry[] {
   ]);
 }
 
+/** How a wallet_debit ends: funded (its charges, journal lines and the wallet's locked balances) or not. */
+export type DebitOutcome =
+  | { state: "completed"; charges: FeeCharge; entries: Entry[]; locked: ReadonlyMap<string, number> }
+  | { state: "failed" };
+
 /**
- * Writes the wallet_debit operation. `completed`: posts the journal and fires
- * wallet_debit.completed. `failed` (a mandate debit the wallet could not fund): no journal, nothing
- * charged, wallet_debit.failed. Either way created -> final state in one transaction.
+ * Writes the wallet_debit operation, created at `now`. `completed`: fires wallet_debit.completed
+ * and posts the journal last. `failed` (a mandate debit the wallet could not fund): no journal,
+ * nothing charged, wallet_debit.failed. Either way created -> final state in one transaction.
  */
 export async function recordDebit(
   deps: CoreDeps,
   ctx: RequestContext,
   tx: Tx,
   plan: DebitPlan,
-  outcome: { state: "completed"; charges: FeeCharge; entries: Entry[] } | { state: "failed" },
+  outcome: DebitOutcome,
+  now: Date,
 ): Promise<OperationView> {
   const { wallet } = plan.party;
-  const at = deps.clock.now().toISOString();
+  const at = now.toISOString();
   const charged = outcome.state === "completed" ? outcome.charges : null;
   const op: Operation = {
     uid: deps.ids.next("operation"),
@@ -114,20 +118,25 @@ export async function recordDebit(
     fundsMovedAt: charged ? at : null,
     updatedAt: at,
   };
+  const posting =
+    outcome.state === "completed"
+      ? {
+          locked: outcome.locked,
+          journal: {
+            uid: deps.ids.next("journal"),
+            tenantId: wallet.tenantId,
+            operationUid: op.uid,
+            currency: wallet.currency,
+            kind: "wallet_debit",
+            createdAt: at,
+            entries: outcome.entries,
+          },
+        }
+      : null;
   await createOperation(tx, op, "api_client");
-  if (outcome.state === "completed") {
-    await tx.ledger.post({
-      uid: deps.ids.next("journal"),
-      tenantId: wallet.tenantId,
-      operationUid: op.uid,
-      currency: wallet.currency,
-      kind: "wallet_debit",
-      createdAt: at,
-      entries: outcome.entries,
-    });
-  }
   await transitionOperation(tx, op, outcome.state, at, "system");
   const view = toOperationView(op);
   await emitEvent(deps, tx, ctx.tenant, `wallet_debit.${outcome.state}`, op.uid, "operation", view, at);
+  if (posting) await lockSharedAndPost(tx, posting.journal, posting.locked, () => "InsufficientFunds");
   return view;
 }

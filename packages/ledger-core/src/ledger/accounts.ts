@@ -28,3 +28,26 @@ export interface AccountRef {
 }
 
 export const accountId = (a: AccountRef) => `${a.key}/${a.currency}`;
+
+/** Accounts of one wallet (its balance and its hold): the ones a request locks first. */
+export const isWalletAccount = (key: string): boolean => key.startsWith("wallet:");
+
+/**
+ * The one order in which a transaction locks accounts, so that no two transactions ever wait for
+ * each other: wallet accounts before every other account (prefund, deposits, fees, tax,
+ * beneficiaries, rail clearing, suspense), each group by currency, then by key.
+ *
+ * Use cases lock the wallet first (its status, limit and balance checks need it) and the shared
+ * accounts last, right before posting: every request of a tenant needs those rows, so they stay
+ * locked from a few statements before COMMIT only, rather than for the whole request.
+ */
+export function compareLockOrder(a: AccountRef, b: AccountRef): number {
+  const group = Number(!isWalletAccount(a.key)) - Number(!isWalletAccount(b.key));
+  if (group !== 0) return group;
+  if (a.currency !== b.currency) return a.currency < b.currency ? -1 : 1;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** The distinct keys of one currency in lock order. */
+export const inLockOrder = (currency: string, keys: Iterable<string>): string[] =>
+  [...new Set(keys)].sort((a, b) => compareLockOrder({ key: a, currency }, { key: b, currency }));

@@ -14,14 +14,21 @@ export interface TrialBalanceRow {
  */
 export interface LedgerRepository {
   /**
-   * Locks the accounts (creating any missing one at zero) in a fixed order and returns their
-   * balances. Postgres: `SELECT ... FOR UPDATE` ordered by key; SQLite: the writer lock.
-   * Call before reading balances you will post against.
+   * Locks the accounts (creating any missing one at zero) in lock order (`compareLockOrder`)
+   * and returns their balances. Postgres: row locks until the transaction ends; SQLite: the
+   * writer lock. Call before reading balances you will post against.
+   *
+   * A transaction takes its locks in lock order across calls too: its wallet accounts first,
+   * then, right before posting, the shared accounts (prefund, fees, tax, ...), and never a wallet
+   * account after a shared one.
    */
   lockAccounts(currency: string, keys: string[]): Promise<Map<string, number>>;
   /** Balances without locking (0 for accounts never touched). */
   balances(currency: string, keys: string[]): Promise<Map<string, number>>;
-  /** Appends a balanced journal and applies it to the balance projections. */
+  /**
+   * Appends a balanced journal and applies it to the balance projections. Use cases lock every
+   * account it moves first (`lockAccounts`): the adapter may update them in any order.
+   */
   post(journal: Journal): Promise<void>;
   /** Journals of an operation in posting order. */
   journalsOf(tenantId: string, operationUid: string): Promise<Journal[]>;

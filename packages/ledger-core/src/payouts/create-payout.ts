@@ -8,6 +8,7 @@ import { chargesFor } from "../fees/fee-engine.js";
 import type { FeeQuote } from "../fees/quote.js";
 import { accountKeys } from "../ledger/accounts.js";
 import { assertCovered, entriesOf } from "../ledger/journal.js";
+import { lockSharedAndPost } from "../ledger/posting.js";
 import { assertClientReferenceUnused } from "../operations/client-reference.js";
 import { createOperation, transitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
@@ -144,12 +145,8 @@ export async function createPayout(
 
   const walletKey = accountKeys.wallet(wallet.uid);
   const holdKey = accountKeys.walletHold(wallet.uid);
-  const balances = await tx.ledger.lockAccounts(wallet.currency, [
-    walletKey,
-    holdKey,
-    accountKeys.fees(tenantId),
-    accountKeys.tax(tenantId),
-  ]);
+  // The wallet's accounts now, the fee and tax accounts last: see lockSharedAndPost.
+  const balances = await tx.ledger.lockAccounts(wallet.currency, [walletKey, holdKey]);
   // Again under the lock: a payout holding the clientReference that committed while this one
   // waited makes this one its duplicate (409), not a refusal for the money it spent.
   await assertClientReferenceUnused(tx, tenantId, "payout_b2c", input.clientReference);
@@ -201,8 +198,7 @@ export async function createPayout(
     fundsMovedAt: at,
     updatedAt: at,
   };
-  await createOperation(tx, op, "api_client");
-  await tx.ledger.post({
+  const journal = {
     uid: deps.ids.next("journal"),
     tenantId,
     operationUid: op.uid,
@@ -210,7 +206,9 @@ export async function createPayout(
     kind: "payout_hold",
     createdAt: at,
     entries,
-  });
+  };
+  await createOperation(tx, op, "api_client");
   await transitionOperation(tx, op, "processing", at, "system");
+  await lockSharedAndPost(tx, journal, balances, () => "InsufficientFunds");
   return toOperationView(op);
 }

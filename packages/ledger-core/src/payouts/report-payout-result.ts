@@ -4,6 +4,7 @@ import { refundTransfers } from "../fees/charges.js";
 import { accountKeys } from "../ledger/accounts.js";
 import type { Transfer } from "../ledger/journal.js";
 import { entriesOf } from "../ledger/journal.js";
+import { lockSharedAndPost } from "../ledger/posting.js";
 import { transitionOperation } from "../operations/lifecycle.js";
 import type { Operation, OperationState } from "../operations/model.js";
 import type { OperationDetailView } from "../operations/views.js";
@@ -57,14 +58,9 @@ export async function reportPayoutResult(
   const holdKey = accountKeys.walletHold(found.sourceWalletUid);
   const clearingKey = accountKeys.railClearing(input.railCode);
   // Lock first, then read the state: two results racing for one payout serialize here, and the
-  // second sees the first one's outcome instead of settling the hold twice.
-  await tx.ledger.lockAccounts(found.currency, [
-    walletKey,
-    holdKey,
-    clearingKey,
-    accountKeys.fees(found.tenantId),
-    accountKeys.tax(found.tenantId),
-  ]);
+  // second sees the first one's outcome instead of settling the hold twice. The rail clearing,
+  // fee and tax accounts are locked last: see lockSharedAndPost.
+  const locked = await tx.ledger.lockAccounts(found.currency, [walletKey, holdKey]);
   const op = await loadRailPayout(tx, input.railCode, input.operationUid);
   if (op.state !== "processing") {
     if (input.outcome !== "uncertain" && consistentStates[input.outcome].includes(op.state)) {
@@ -100,7 +96,7 @@ export async function reportPayoutResult(
         { from: holdKey, to: walletKey, amountMinor: op.amountMinor, label: "amount" },
         ...refundTransfers(op.tenantId, walletKey, details.charges),
       ];
-  await tx.ledger.post({
+  const journal = {
     uid: deps.ids.next("journal"),
     tenantId: op.tenantId,
     operationUid: op.uid,
@@ -108,7 +104,7 @@ export async function reportPayoutResult(
     kind: confirmed ? "payout_settle" : "payout_release",
     createdAt: at,
     entries: entriesOf(transfers),
-  });
+  };
   op.provider = { ...provider, state: confirmed ? "confirmed" : "failed" };
   await transitionOperation(tx, op, confirmed ? "completed" : "failed", at, "provider");
   await emitEvent(
@@ -121,5 +117,7 @@ export async function reportPayoutResult(
     toOperationView(op),
     at,
   );
-  return detailOf(tx, op);
+  const detail = await detailOf(tx, op);
+  await lockSharedAndPost(tx, journal, locked, () => "InsufficientFunds");
+  return detail;
 }

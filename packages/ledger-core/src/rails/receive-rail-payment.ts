@@ -4,6 +4,7 @@ import { chargeTransfers } from "../fees/charges.js";
 import { accountKeys } from "../ledger/accounts.js";
 import type { Entry } from "../ledger/journal.js";
 import { assertCovered, entriesOf } from "../ledger/journal.js";
+import { lockSharedAndPost } from "../ledger/posting.js";
 import { transitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import { toOperationView } from "../operations/views.js";
@@ -15,7 +16,7 @@ import { findRail } from "../tenants/catalog.js";
 import { isValidIntentReference } from "../topups/intent-reference.js";
 import { topupDetailsOf } from "../topups/model.js";
 import { assertMovementAllowed, loadWalletParty } from "../wallets/movement.js";
-import type { RailPayment, SuspenseItem } from "./model.js";
+import type { RailPayment } from "./model.js";
 import type { SuspenseReason } from "./suspense-views.js";
 import { UNATTRIBUTED_TENANT_ID } from "./suspense-views.js";
 
@@ -36,7 +37,7 @@ export interface RailPaymentResult {
 }
 
 type Verdict =
-  | { kind: "match"; op: Operation; entries: Entry[] }
+  | { kind: "match"; op: Operation; entries: Entry[]; locked: ReadonlyMap<string, number> }
   | { kind: "suspense"; reason: SuspenseReason; tenantId: string | null };
 
 const resultOf = (p: RailPayment): RailPaymentResult => ({
@@ -105,12 +106,10 @@ async function evaluate(deps: CoreDeps, tx: Tx, input: RailPaymentInput, now: Da
   const party = await loadWalletParty(deps, tx, found.tenantId, found.destinationWalletUid);
   const walletKey = accountKeys.wallet(party.wallet.uid);
   const clearingKey = accountKeys.railClearing(input.railCode);
+  // The rail clearing, fee and tax accounts are locked last: see lockSharedAndPost.
   const balances = await tx.ledger.lockAccounts(found.currency, [
-    clearingKey,
     walletKey,
     accountKeys.walletHold(party.wallet.uid),
-    accountKeys.fees(found.tenantId),
-    accountKeys.tax(found.tenantId),
   ]);
   const op = await tx.operations.get(found.tenantId, found.uid);
   invariant(op, "the intent still exists");
@@ -123,7 +122,7 @@ async function evaluate(deps: CoreDeps, tx: Tx, input: RailPaymentInput, now: Da
   const refused =
     (await refusalReason(() => assertMovementAllowed(tx, party, "inbound", op.amountMinor, now, balances))) ??
     (await refusalReason(() => assertCovered(balances, entries, () => "InsufficientFunds")));
-  return refused ? suspense(refused) : { kind: "match", op, entries };
+  return refused ? suspense(refused) : { kind: "match", op, entries, locked: balances };
 }
 
 /**
@@ -166,8 +165,8 @@ export async function receiveRailPayment(
   }
 
   if (verdict.kind === "match") {
-    const { op, entries } = verdict;
-    await tx.ledger.post({
+    const { op, entries, locked } = verdict;
+    const journal = {
       uid: deps.ids.next("journal"),
       tenantId: op.tenantId,
       operationUid: op.uid,
@@ -175,7 +174,7 @@ export async function receiveRailPayment(
       kind: "topup_credit",
       createdAt: at,
       entries,
-    });
+    };
     invariant(op.provider, "an intent has its provider block");
     op.provider = {
       ...op.provider,
@@ -188,14 +187,14 @@ export async function receiveRailPayment(
     const tenant = await tx.tenants.get(op.tenantId);
     invariant(tenant, "an operation's tenant exists");
     await emitEvent(deps, tx, tenant, "topup.confirmed", op.uid, "operation", toOperationView(op), at);
+    await lockSharedAndPost(tx, journal, locked, () => "InsufficientFunds");
     return resultOf(payment);
   }
 
   invariant(payment.suspenseUid, "an unmatched payment has its suspense item");
   const clearingKey = accountKeys.railClearing(rail.code);
   const suspenseKey = accountKeys.suspense(rail.code);
-  await tx.ledger.lockAccounts(input.currency, [clearingKey, suspenseKey]);
-  await tx.ledger.post({
+  const journal = {
     uid: deps.ids.next("journal"),
     tenantId: verdict.tenantId ?? UNATTRIBUTED_TENANT_ID,
     operationUid: null,
@@ -205,8 +204,8 @@ export async function receiveRailPayment(
     entries: entriesOf([
       { from: clearingKey, to: suspenseKey, amountMinor: input.amountMinor, label: "amount" },
     ]),
-  });
-  const item: SuspenseItem = {
+  };
+  await tx.suspense.insert({
     uid: payment.suspenseUid,
     railCode: rail.code,
     tenantId: verdict.tenantId,
@@ -219,7 +218,7 @@ export async function receiveRailPayment(
     createdAt: at,
     resolvedAt: null,
     resolution: null,
-  };
-  await tx.suspense.insert(item);
+  });
+  await lockSharedAndPost(tx, journal, new Map(), () => "InsufficientFunds");
   return resultOf(payment);
 }

@@ -44,6 +44,9 @@ export interface Tx {
  * The one way to touch the store. `run` executes `work` in a single database transaction: all of
  * it commits or none of it does. Use cases take a `Tx` and never open transactions themselves, so
  * an adapter may coalesce several `run` calls into one commit (group commit, each in a savepoint).
+ * `work` may be called more than once (an adapter may undo a try and run it again, e.g. after a
+ * lock it chose not to wait for), so it keeps every effect inside the transaction: no I/O, no
+ * change to state outside it that a second try would repeat.
  *
  * @example
  *   const op = await uow.run((tx) => creditWallet(ctx, tx, input));

@@ -22,9 +22,20 @@ export async function expireTopups(deps: CoreDeps, tx: Tx, asOfIso: string, limi
   const asOf = Date.parse(asOfIso);
   invariant(!Number.isNaN(asOf), "asOf is an ISO timestamp");
   let expired = 0;
-  for (const due of await tx.operations.listExpiredTopups(asOfIso, limit)) {
+  const dueList = await tx.operations.listExpiredTopups(asOfIso, limit);
+  // All the wallets first, in lock order (currency by currency), rather than one by one in the
+  // list's order, which another transaction locking two of them could take the other way round.
+  const walletsByCurrency = new Map<string, string[]>();
+  for (const due of dueList) {
     invariant(due.destinationWalletUid, "an intent names its wallet");
-    await tx.ledger.lockAccounts(due.currency, [accountKeys.wallet(due.destinationWalletUid)]);
+    const keys = walletsByCurrency.get(due.currency) ?? [];
+    keys.push(accountKeys.wallet(due.destinationWalletUid));
+    walletsByCurrency.set(due.currency, keys);
+  }
+  for (const currency of [...walletsByCurrency.keys()].sort()) {
+    await tx.ledger.lockAccounts(currency, walletsByCurrency.get(currency) ?? []);
+  }
+  for (const due of dueList) {
     const op = await tx.operations.get(due.tenantId, due.uid);
     if (op?.state !== "pending_provider" || op.expiresAt === null || Date.parse(op.expiresAt) > asOf) {
       continue;

@@ -51,9 +51,16 @@ export interface BatchEngine<C> {
   rollback(conn: C): Promise<void>;
   /**
    * `release` then `savepoint` in one go, when the engine can send both in one round trip
-   * (Postgres' simple query protocol); absent: the writer calls the two.
+   * (Postgres' simple query protocol); absent: the writer calls the two. On an engine with
+   * `gaveUpOnLock`, it also stops the transaction's units from waiting for locks from then on.
    */
   releaseAndSavepoint?(conn: C): Promise<void>;
+  /**
+   * Engines whose transactions meet on row locks (Postgres): true for the failure of a unit that
+   * gave up on a lock rather than wait for it, as units that follow a kept unit do. The writer
+   * runs such a unit again, first in a later batch. Absent: units always wait (SQLite).
+   */
+  gaveUpOnLock?(e: unknown): boolean;
   /** The repositories bound to `conn`, fresh for each unit of work. */
   tx(conn: C): Tx;
   /** Translates a driver failure into the domain's vocabulary (see `mapStoreError`). */
@@ -84,9 +91,17 @@ export interface GroupCommitUnitOfWork extends UnitOfWork {
  * - nothing is acknowledged before the commit that makes it durable; when the commit fails, every
  *   call of the batch rejects with that failure (none of them happened);
  * - calls run one after another, each seeing everything the calls before it did, so the order of
- *   effects is the order of arrival, as with a lock per transaction.
+ *   effects is the order of arrival, as with a lock per transaction;
+ * - no deadlock that one transaction each would not have. A unit that follows a kept unit holds
+ *   that unit's locks: waiting for a lock, it could wait for a transaction waiting for one of
+ *   them, which no lock order prevents (units take their locks one unit after the other). So on
+ *   an engine with `gaveUpOnLock` such a unit gives up on a lock at once, is rolled back to its
+ *   savepoint and runs again first in a later batch, where it holds nothing else and may wait: a
+ *   deadlock would need a cycle of transactions each waiting in its first unit, which the use
+ *   cases' lock order rules out. Calls arriving meanwhile may then take effect before it.
  * Work must not call `run` itself (it would wait for a batch that waits for it), which use cases
- * never do: they receive a `Tx` and open no transaction.
+ * never do: they receive a `Tx` and open no transaction. Work may run more than once, each try
+ * but the last undone; use cases keep all their effects in the transaction.
  */
 export function groupCommitUnitOfWork<C>(
   engine: BatchEngine<C>,
@@ -137,7 +152,9 @@ export function groupCommitUnitOfWork<C>(
   };
 
   const runBatch = async (batch: Pending[]) => {
-    const outcomes: Outcome[] = [];
+    const answers: { item: Pending; outcome: Outcome }[] = [];
+    /** Units that gave up on a lock: they run again, first in the next batch. */
+    const retried: Pending[] = [];
     try {
       await engine.transaction(async (conn) => {
         // A kept unit's savepoint is released together with the next unit's savepoint when the
@@ -153,25 +170,28 @@ export function groupCommitUnitOfWork<C>(
           try {
             const value = await item.work(engine.tx(conn));
             releasePending = true;
-            outcomes.push({ ok: true, value });
+            answers.push({ item, outcome: { ok: true, value } });
           } catch (error) {
             // If undoing fails the connection is unusable: that failure ends the whole batch.
             await engine.rollback(conn);
-            outcomes.push({ ok: false, error });
+            if (engine.gaveUpOnLock?.(error)) retried.push(item);
+            else answers.push({ item, outcome: { ok: false, error } });
           }
         }
         if (releasePending) await engine.release(conn);
       });
     } catch (failure) {
       const error = engine.mapError(failure);
-      for (const item of batch) item.reject(error);
+      for (const item of batch) if (!retried.includes(item)) item.reject(error);
       return;
+    } finally {
+      // Their work was undone whatever became of the batch.
+      if (retried.length > 0) queue.unshift(...retried);
     }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i] as Outcome;
+    for (const { item, outcome } of answers) {
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(engine.mapError(outcome.error));
-    });
+    }
   };
 
   return {

@@ -1,91 +1,136 @@
-import { assertBalanced, type Journal, type LedgerRepository, netByAccount } from "@wallet/ledger-core";
-import { sql } from "kysely";
-import { affected, type SqlContext } from "./sql-context.js";
+import {
+  assertBalanced,
+  inLockOrder,
+  type Journal,
+  type LedgerRepository,
+  netByAccount,
+} from "@wallet/ledger-core";
+import { type QueryCreator, sql } from "kysely";
+import type { Database } from "../schema/database.js";
+import type { SqlContext } from "./sql-context.js";
 
 export function sqlLedgerRepository({ trx, dialect }: SqlContext): LedgerRepository {
   const distinctSorted = (keys: string[]) => [...new Set(keys)].sort();
 
-  /** Creates the accounts that do not exist yet, at zero. Keys sorted: one insertion order for all. */
-  const ensureAccounts = async (currency: string, keys: string[]) => {
-    await trx
+  /**
+   * Creates the missing accounts at zero and locks the others, one row after the other in the
+   * order given, in one statement: an upsert whose update changes nothing takes the row lock the
+   * balance update will take (Postgres; SQLite already holds the writer lock) and returns the
+   * balance as last committed.
+   */
+  const upsertAccounts = (currency: string, ordered: string[]) =>
+    trx
       .insertInto("accounts")
-      .values(keys.map((k) => ({ account_key: k, currency, balance_minor: 0, updated_at: null })))
-      .onConflict((oc) => oc.columns(["account_key", "currency"]).doNothing())
+      .values(ordered.map((k) => ({ account_key: k, currency, balance_minor: 0, updated_at: null })))
+      .onConflict((oc) =>
+        oc
+          .columns(["account_key", "currency"])
+          .doUpdateSet((eb) => ({ balance_minor: eb.ref("accounts.balance_minor") })),
+      )
+      .returning(["account_key", "balance_minor"])
       .execute();
-  };
 
-  /** Balances keyed in the caller's order; rows read (and locked) in key order. */
-  const readBalances = async (currency: string, requested: string[], lock: boolean) => {
-    const balances = new Map<string, number>(requested.map((k) => [k, 0]));
-    const keys = distinctSorted(requested);
-    if (keys.length === 0) return balances;
-    let q = trx
-      .selectFrom("accounts")
-      .select(["account_key", "balance_minor"])
+  /**
+   * Adds each account's net change in one statement; returns the keys of the rows it changed
+   * (an account never locked nor moved before has no row yet).
+   */
+  const applyNet = async (
+    db: QueryCreator<Database>,
+    currency: string,
+    moves: [string, number][],
+    at: string,
+  ): Promise<Set<string>> => {
+    const delta = sql<number>`case ${sql.join(
+      moves.map(([key, d]) => sql`when account_key = ${key} then cast(${d} as bigint)`),
+      sql` `,
+    )} end`;
+    const rows = await db
+      .updateTable("accounts")
+      .set((eb) => ({ balance_minor: eb("balance_minor", "+", delta), updated_at: at }))
       .where("currency", "=", currency)
-      .where("account_key", "in", keys)
-      .orderBy("account_key");
-    // SQLite has no row locks: BEGIN IMMEDIATE already holds the one writer lock.
-    if (lock && dialect === "postgres") q = q.forUpdate();
-    for (const row of await q.execute()) balances.set(row.account_key, row.balance_minor);
-    return balances;
+      .where(
+        "account_key",
+        "in",
+        moves.map(([key]) => key),
+      )
+      .returning("account_key")
+      .execute();
+    return new Set(rows.map((r) => r.account_key));
   };
 
   return {
     async lockAccounts(currency, keys) {
-      const sorted = distinctSorted(keys);
-      if (sorted.length === 0) return new Map();
-      await ensureAccounts(currency, sorted);
-      return readBalances(currency, keys, true);
+      const balances = new Map<string, number>(keys.map((k) => [k, 0]));
+      if (keys.length === 0) return balances;
+      for (const row of await upsertAccounts(currency, inLockOrder(currency, keys))) {
+        balances.set(row.account_key, row.balance_minor);
+      }
+      return balances;
     },
 
     async balances(currency, keys) {
-      return readBalances(currency, keys, false);
+      const balances = new Map<string, number>(keys.map((k) => [k, 0]));
+      const sorted = distinctSorted(keys);
+      if (sorted.length === 0) return balances;
+      const rows = await trx
+        .selectFrom("accounts")
+        .select(["account_key", "balance_minor"])
+        .where("currency", "=", currency)
+        .where("account_key", "in", sorted)
+        .execute();
+      for (const row of rows) balances.set(row.account_key, row.balance_minor);
+      return balances;
     },
 
     async post(journal: Journal) {
       assertBalanced(journal);
-      await trx
-        .insertInto("journals")
-        .values({
-          uid: journal.uid,
-          tenant_id: journal.tenantId,
-          operation_uid: journal.operationUid,
-          currency: journal.currency,
-          kind: journal.kind,
-          created_at: journal.createdAt,
-        })
-        .execute();
-      await trx
-        .insertInto("journal_entries")
-        .values(
-          journal.entries.map((e, lineNo) => ({
-            journal_uid: journal.uid,
-            line_no: lineNo,
-            account_key: e.accountKey,
-            currency: journal.currency,
-            amount_minor: e.amountMinor,
-            label: e.label,
-          })),
-        )
-        .execute();
-      // Net per account, in key order: intermediate lines of one journal never trip the CHECK,
-      // and concurrent posters touch rows in the same order.
-      const net = [...netByAccount(journal.entries)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      for (const [key, delta] of net) {
-        const apply = () =>
+      const { currency, createdAt } = journal;
+      const journalRow = {
+        uid: journal.uid,
+        tenant_id: journal.tenantId,
+        operation_uid: journal.operationUid,
+        currency,
+        kind: journal.kind,
+        created_at: createdAt,
+      };
+      const entryRows = journal.entries.map((e, lineNo) => ({
+        journal_uid: journal.uid,
+        line_no: lineNo,
+        account_key: e.accountKey,
+        currency,
+        amount_minor: e.amountMinor,
+        label: e.label,
+      }));
+      // Net per account: intermediate lines of one journal never trip the CHECK.
+      const byKey = netByAccount(journal.entries);
+      const moves = inLockOrder(currency, byKey.keys()).map((k): [string, number] => [k, byKey.get(k) ?? 0]);
+      let moved: Set<string>;
+      if (dialect === "postgres") {
+        // One round trip: the journal, its entries and the balances in one statement, so the
+        // shared accounts locked right before stay locked for as little as possible.
+        moved = await applyNet(
           trx
-            .updateTable("accounts")
-            .set((eb) => ({ balance_minor: eb("balance_minor", "+", delta), updated_at: journal.createdAt }))
-            .where("account_key", "=", key)
-            .where("currency", "=", journal.currency)
-            .executeTakeFirst();
-        // Not an upsert: Postgres checks the CHECK constraint on the proposed insert row (the bare
-        // delta) before it looks for a conflict, which would refuse every ordinary debit.
-        if (affected(await apply()) === 0) {
-          await ensureAccounts(journal.currency, [key]);
-          await apply();
-        }
+            .with("journal", (db) => db.insertInto("journals").values(journalRow))
+            .with("entries", (db) => db.insertInto("journal_entries").values(entryRows)),
+          currency,
+          moves,
+          createdAt,
+        );
+      } else {
+        await trx.insertInto("journals").values(journalRow).execute();
+        await trx.insertInto("journal_entries").values(entryRows).execute();
+        moved = await applyNet(trx, currency, moves, createdAt);
+      }
+      const unmoved = moves.filter(([key]) => !moved.has(key));
+      if (unmoved.length > 0) {
+        // Accounts never locked nor moved before. Not an upsert of the delta: Postgres checks the
+        // CHECK constraint on the proposed insert row (the bare delta) before it looks for a
+        // conflict, which would refuse every ordinary debit.
+        await upsertAccounts(
+          currency,
+          unmoved.map(([key]) => key),
+        );
+        await applyNet(trx, currency, unmoved, createdAt);
       }
     },
 
