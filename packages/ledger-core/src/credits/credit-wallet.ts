@@ -37,9 +37,6 @@ export async function creditWallet(
   const tenantId = ctx.tenant.id;
   const party = await loadWalletParty(deps, tx, tenantId, input.walletUid);
   const { wallet } = party;
-  await assertClientReferenceUnused(tx, tenantId, "wallet_credit", input.clientReference);
-  assertWalletCurrency(wallet, input.currency);
-
   const now = deps.clock.now();
   const at = now.toISOString();
   const prefund = accountKeys.prefund(tenantId);
@@ -51,10 +48,12 @@ export async function creditWallet(
     walletKey,
     accountKeys.walletHold(wallet.uid),
   ]);
-  // Again under the lock: a credit holding the clientReference that committed while this one
-  // waited makes this one its duplicate (409), not a refusal for the limits it used. A twin to
-  // another wallet waits on the clientReference's unique index when inserting, then gets 409 too.
+  // Checked once, under the wallet's lock (nothing before it refuses with 409/422): a credit
+  // holding the clientReference that committed while this one waited makes this one its duplicate
+  // (409), not a refusal for the limits it used. A twin to another wallet waits on the
+  // clientReference's unique index when inserting, then gets 409 too.
   await assertClientReferenceUnused(tx, tenantId, "wallet_credit", input.clientReference);
+  assertWalletCurrency(wallet, input.currency);
   await assertMovementAllowed(tx, party, "inbound", input.amountMinor, now, balances);
   const entries = entriesOf([
     { from: prefund, to: walletKey, amountMinor: input.amountMinor, label: "amount" },

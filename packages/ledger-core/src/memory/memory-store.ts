@@ -379,6 +379,7 @@ export function createMemoryStore(): MemoryStore {
         else setIn(s.timeline, e.operationUid, [copyTimelineEvent(e)]);
       },
       timeline: async (uid) => (s.timeline.get(uid) ?? []).map(copyTimelineEvent),
+      timelineLength: async (uid) => s.timeline.get(uid)?.length ?? 0,
       list: async (filter, page) => {
         const all = [...s.operations.values()].filter((o) => matches(o, filter)).sort(comparator(page));
         const start = (page.page - 1) * page.limit;

@@ -27,7 +27,7 @@ export async function transitionOperation(
   actorType: ActorType,
 ): Promise<void> {
   assertTransition(op.state, to);
-  const timeline = await tx.operations.timeline(op.uid);
+  const sequenceNo = await tx.operations.timelineLength(op.uid);
   const from = op.state;
   op.state = to;
   op.updatedAt = at;
@@ -35,7 +35,7 @@ export async function transitionOperation(
   await tx.operations.update(op);
   await tx.operations.appendTimeline({
     operationUid: op.uid,
-    sequenceNo: timeline.length,
+    sequenceNo,
     fromState: from,
     toState: to,
     occurredAt: at,

@@ -43,6 +43,8 @@ export interface OperationRepository {
   ): Promise<Operation | null>;
   appendTimeline(e: TimelineEvent): Promise<void>;
   timeline(operationUid: string): Promise<TimelineEvent[]>;
+  /** Number of timeline events of the operation: the sequenceNo of the next one. */
+  timelineLength(operationUid: string): Promise<number>;
   list(filter: OperationFilter, page: Page): Promise<Paged<Operation>>;
   /**
    * Sum of amountMinor of accepted movements touching the wallet since `sinceIso`, by direction

@@ -174,6 +174,15 @@ export function sqlOperationRepository({ trx, versions }: SqlContext): Operation
         .execute();
     },
 
+    async timelineLength(operationUid) {
+      const row = await trx
+        .selectFrom("operation_timeline")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("operation_uid", "=", operationUid)
+        .executeTakeFirstOrThrow();
+      return row.n;
+    },
+
     async timeline(operationUid) {
       const rows = await trx
         .selectFrom("operation_timeline")

@@ -866,10 +866,12 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         });
         await run((tx) => tx.operations.appendTimeline(events[2]));
         expect(await run((tx) => tx.operations.timeline(op.uid))).toEqual(events);
+        expect(await run((tx) => tx.operations.timelineLength(op.uid))).toBe(3);
         expect(
           await rejection(run((tx) => tx.operations.appendTimeline({ ...events[2], toState: "failed" }))),
         ).toBeInstanceOf(Error);
         expect(await run((tx) => tx.operations.timeline(unique("op")))).toEqual([]);
+        expect(await run((tx) => tx.operations.timelineLength(unique("op")))).toBe(0);
       });
 
       describe("list", () => {

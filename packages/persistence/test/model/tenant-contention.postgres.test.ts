@@ -270,12 +270,12 @@ describe.skipIf(pgUrl === null)("one tenant's requests at once (Postgres)", () =
         if (o.kind === "answer" && o.status === 202) payouts.push(JSON.parse(o.body).uid);
       }
       expect(payouts.length).toBeGreaterThan(0);
-      const second = [
+      const second: Promise<Outcome>[] = [
         ...payouts.map((operationUid, i) =>
-          store.uow.run(async (tx) => {
+          store.uow.run(async (tx): Promise<Outcome> => {
             const outcome = i % 3 === 0 ? "failed" : "confirmed";
             await reportPayoutResult(real.deps, tx, { railCode: RAIL, operationUid, outcome });
-            return { kind: "answer", status: 200, body: "{}" } as const;
+            return { kind: "answer", replayed: false, status: 200, body: "{}" };
           }),
         ),
         ...Array.from({ length: REQUESTS / 2 }, (_, i) => {
