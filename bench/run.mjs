@@ -254,9 +254,8 @@ async function httpGroup() {
       ? null
       : await child(
           join(settings.compareTree, "bench", "servers", "ledger-server.mjs"),
-          ledgerOptions(`sqlite:${join(workDir, "ledger-before.db")}`, {
-            database: { groupCommit: { enabled: false } },
-          }),
+          // Its own defaults: whatever the other checkout would run in production.
+          ledgerOptions(`sqlite:${join(workDir, "ledger-before.db")}`),
         );
   const walletUids = ledger.info.walletUids;
   const credits = (origin, uids, round, what) =>
