@@ -16,10 +16,16 @@ import type {
   KycVersionsTable,
 } from "../schema/database.js";
 import { fromJsonOrNull, toJsonOrNull } from "../shared/json-column.js";
+import { queryTemplate } from "../shared/query-template.js";
 import { conflictError, conflictIndexes, isUniqueViolationOf } from "../shared/store-errors.js";
 import { affected, guarded, type SqlContext } from "./sql-context.js";
 
-export function sqlCustomerRepository({ trx }: SqlContext): CustomerRepository {
+const getCustomer = queryTemplate((db, p: { tenantId: string; uid: string }) =>
+  db.selectFrom("customers").selectAll().where("tenant_id", "=", p.tenantId).where("uid", "=", p.uid),
+);
+
+export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
+  const { trx } = ctx;
   return {
     async insert(c) {
       await trx
@@ -40,12 +46,7 @@ export function sqlCustomerRepository({ trx }: SqlContext): CustomerRepository {
         .execute();
     },
     async get(tenantId, uid) {
-      const row = await trx
-        .selectFrom("customers")
-        .selectAll()
-        .where("tenant_id", "=", tenantId)
-        .where("uid", "=", uid)
-        .executeTakeFirst();
+      const row = await getCustomer.first(ctx, { tenantId, uid });
       return row ? toCustomer(row) : null;
     },
     async getAny(uid) {

@@ -5,64 +5,92 @@ import {
   type LedgerRepository,
   netByAccount,
 } from "@wallet/ledger-core";
-import { type QueryCreator, sql } from "kysely";
-import type { Database } from "../schema/database.js";
+import { type QueryCreator, type Selectable, sql } from "kysely";
+import type { Database, JournalEntriesTable, JournalsTable } from "../schema/database.js";
+import { queryTemplate } from "../shared/query-template.js";
 import type { SqlContext } from "./sql-context.js";
 
-export function sqlLedgerRepository({ trx, dialect }: SqlContext): LedgerRepository {
+/**
+ * Creates the missing accounts at zero and locks the others, one row after the other in the
+ * order given, in one statement: an upsert whose update changes nothing takes the row lock the
+ * balance update will take (Postgres; SQLite already holds the writer lock) and returns the
+ * balance as last committed.
+ */
+const upsertAccounts = queryTemplate((db, p: { currency: string; ordered: string[] }) =>
+  db
+    .insertInto("accounts")
+    .values(
+      p.ordered.map((k) => ({ account_key: k, currency: p.currency, balance_minor: 0, updated_at: null })),
+    )
+    .onConflict((oc) =>
+      oc
+        .columns(["account_key", "currency"])
+        .doUpdateSet((eb) => ({ balance_minor: eb.ref("accounts.balance_minor") })),
+    )
+    .returning(["account_key", "balance_minor"]),
+);
+
+/** Each account's net change of a journal, in lock order, and when it was posted. */
+interface NetMoves {
+  currency: string;
+  moves: [string, number][];
+  at: string;
+}
+
+/**
+ * Adds each account's net change in one statement, returning the keys of the rows it changed
+ * (an account never locked nor moved before has no row yet).
+ */
+const applyNetOn = (db: QueryCreator<Database>, { currency, moves, at }: NetMoves) => {
+  const delta = sql<number>`case ${sql.join(
+    moves.map(([key, d]) => sql`when account_key = ${key} then cast(${d} as bigint)`),
+    sql` `,
+  )} end`;
+  return db
+    .updateTable("accounts")
+    .set((eb) => ({ balance_minor: eb("balance_minor", "+", delta), updated_at: at }))
+    .where("currency", "=", currency)
+    .where(
+      "account_key",
+      "in",
+      moves.map(([key]) => key),
+    )
+    .returning("account_key");
+};
+
+const applyNet = queryTemplate((db, net: NetMoves) => applyNetOn(db, net));
+
+type JournalRow = Omit<Selectable<JournalsTable>, "ordinal">;
+type EntryRow = Selectable<JournalEntriesTable>;
+
+const insertJournal = queryTemplate((db, row: JournalRow) => db.insertInto("journals").values(row));
+
+const insertEntries = queryTemplate((db, p: { rows: EntryRow[] }) =>
+  db.insertInto("journal_entries").values(p.rows),
+);
+
+/** Postgres: the journal, its entries and the balances in one statement (one round trip). */
+const postAndApplyNet = queryTemplate(
+  (db, { journal, entries, ...net }: NetMoves & { journal: JournalRow; entries: EntryRow[] }) =>
+    applyNetOn(
+      db
+        .with("journal", (d) => d.insertInto("journals").values(journal))
+        .with("entries", (d) => d.insertInto("journal_entries").values(entries)),
+      net,
+    ),
+);
+
+const movedKeys = (rows: { account_key: string }[]) => new Set(rows.map((r) => r.account_key));
+
+export function sqlLedgerRepository(ctx: SqlContext): LedgerRepository {
+  const { trx, dialect } = ctx;
   const distinctSorted = (keys: string[]) => [...new Set(keys)].sort();
-
-  /**
-   * Creates the missing accounts at zero and locks the others, one row after the other in the
-   * order given, in one statement: an upsert whose update changes nothing takes the row lock the
-   * balance update will take (Postgres; SQLite already holds the writer lock) and returns the
-   * balance as last committed.
-   */
-  const upsertAccounts = (currency: string, ordered: string[]) =>
-    trx
-      .insertInto("accounts")
-      .values(ordered.map((k) => ({ account_key: k, currency, balance_minor: 0, updated_at: null })))
-      .onConflict((oc) =>
-        oc
-          .columns(["account_key", "currency"])
-          .doUpdateSet((eb) => ({ balance_minor: eb.ref("accounts.balance_minor") })),
-      )
-      .returning(["account_key", "balance_minor"])
-      .execute();
-
-  /**
-   * Adds each account's net change in one statement; returns the keys of the rows it changed
-   * (an account never locked nor moved before has no row yet).
-   */
-  const applyNet = async (
-    db: QueryCreator<Database>,
-    currency: string,
-    moves: [string, number][],
-    at: string,
-  ): Promise<Set<string>> => {
-    const delta = sql<number>`case ${sql.join(
-      moves.map(([key, d]) => sql`when account_key = ${key} then cast(${d} as bigint)`),
-      sql` `,
-    )} end`;
-    const rows = await db
-      .updateTable("accounts")
-      .set((eb) => ({ balance_minor: eb("balance_minor", "+", delta), updated_at: at }))
-      .where("currency", "=", currency)
-      .where(
-        "account_key",
-        "in",
-        moves.map(([key]) => key),
-      )
-      .returning("account_key")
-      .execute();
-    return new Set(rows.map((r) => r.account_key));
-  };
 
   return {
     async lockAccounts(currency, keys) {
       const balances = new Map<string, number>(keys.map((k) => [k, 0]));
       if (keys.length === 0) return balances;
-      for (const row of await upsertAccounts(currency, inLockOrder(currency, keys))) {
+      for (const row of await upsertAccounts.rows(ctx, { currency, ordered: inLockOrder(currency, keys) })) {
         balances.set(row.account_key, row.balance_minor);
       }
       return balances;
@@ -85,7 +113,7 @@ export function sqlLedgerRepository({ trx, dialect }: SqlContext): LedgerReposit
     async post(journal: Journal) {
       assertBalanced(journal);
       const { currency, createdAt } = journal;
-      const journalRow = {
+      const journalRow: JournalRow = {
         uid: journal.uid,
         tenant_id: journal.tenantId,
         operation_uid: journal.operationUid,
@@ -93,44 +121,39 @@ export function sqlLedgerRepository({ trx, dialect }: SqlContext): LedgerReposit
         kind: journal.kind,
         created_at: createdAt,
       };
-      const entryRows = journal.entries.map((e, lineNo) => ({
-        journal_uid: journal.uid,
-        line_no: lineNo,
-        account_key: e.accountKey,
-        currency,
-        amount_minor: e.amountMinor,
-        label: e.label,
-      }));
+      const entryRows = journal.entries.map(
+        (e, lineNo): EntryRow => ({
+          journal_uid: journal.uid,
+          line_no: lineNo,
+          account_key: e.accountKey,
+          currency,
+          amount_minor: e.amountMinor,
+          label: e.label,
+        }),
+      );
       // Net per account: intermediate lines of one journal never trip the CHECK.
       const byKey = netByAccount(journal.entries);
       const moves = inLockOrder(currency, byKey.keys()).map((k): [string, number] => [k, byKey.get(k) ?? 0]);
+      const net = { currency, moves, at: createdAt };
       let moved: Set<string>;
       if (dialect === "postgres") {
-        // One round trip: the journal, its entries and the balances in one statement, so the
-        // shared accounts locked right before stay locked for as little as possible.
-        moved = await applyNet(
-          trx
-            .with("journal", (db) => db.insertInto("journals").values(journalRow))
-            .with("entries", (db) => db.insertInto("journal_entries").values(entryRows)),
-          currency,
-          moves,
-          createdAt,
+        // One round trip, so the shared accounts locked right before stay locked for as little
+        // as possible.
+        moved = movedKeys(
+          await postAndApplyNet.rows(ctx, { ...net, journal: journalRow, entries: entryRows }),
         );
       } else {
-        await trx.insertInto("journals").values(journalRow).execute();
-        await trx.insertInto("journal_entries").values(entryRows).execute();
-        moved = await applyNet(trx, currency, moves, createdAt);
+        await insertJournal.execute(ctx, journalRow);
+        await insertEntries.execute(ctx, { rows: entryRows });
+        moved = movedKeys(await applyNet.rows(ctx, net));
       }
       const unmoved = moves.filter(([key]) => !moved.has(key));
       if (unmoved.length > 0) {
         // Accounts never locked nor moved before. Not an upsert of the delta: Postgres checks the
         // CHECK constraint on the proposed insert row (the bare delta) before it looks for a
         // conflict, which would refuse every ordinary debit.
-        await upsertAccounts(
-          currency,
-          unmoved.map(([key]) => key),
-        );
-        await applyNet(trx, currency, unmoved, createdAt);
+        await upsertAccounts.execute(ctx, { currency, ordered: unmoved.map(([key]) => key) });
+        await applyNet.execute(ctx, { ...net, moves: unmoved });
       }
     },
 

@@ -5,18 +5,103 @@ import {
   type OperationRepository,
   type TimelineEvent,
 } from "@wallet/ledger-core";
-import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from "kysely";
-import type { Database, OperationsTable, WalletDayTotalsTable } from "../schema/database.js";
+import { type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
+import type {
+  Database,
+  OperationsTable,
+  OperationTimelineTable,
+  WalletDayTotalsTable,
+} from "../schema/database.js";
 import { fromJson, fromJsonOrNull, toJson, toJsonOrNull } from "../shared/json-column.js";
+import { queryTemplate } from "../shared/query-template.js";
 import { conflictError, conflictIndexes } from "../shared/store-errors.js";
 import { pageWindow, type SortKey, sortKeys } from "./paging.js";
-import { affected, explainLostUpdate, type SqlContext, versionTerms } from "./sql-context.js";
+import {
+  affected,
+  explainLostUpdate,
+  type RowVersion,
+  type SqlContext,
+  versionTerms,
+} from "./sql-context.js";
 
 type OperationsQuery = SelectQueryBuilder<Database, "operations", Selectable<OperationsTable>>;
 
 const VERSIONED = "operations";
 
-export function sqlOperationRepository({ trx, versions }: SqlContext): OperationRepository {
+// ON CONFLICT on the clientReference index: a concurrent insert of the same reference waits for
+// the first to commit and then inserts nothing, and the transaction stays usable.
+const insertOperation = queryTemplate((db, row: Selectable<OperationsTable>) =>
+  db
+    .insertInto("operations")
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .columns(["tenant_id", "type", "client_reference"])
+        .where("client_reference", "is not", null)
+        .doNothing(),
+    ),
+);
+
+/** Everything but the identity of the operation, and the key of the row to change. */
+type OperationUpdate = Omit<
+  Selectable<OperationsTable>,
+  "uid" | "tenant_id" | "type" | "currency" | "client_reference" | "created_at"
+> & { key_tenant: string; key_uid: string };
+
+/** The update of an operation, applied only if the row still has version `seen` (if any). */
+const updateOperation = (
+  db: Kysely<Database>,
+  { key_tenant, key_uid, ...changes }: OperationUpdate,
+  seen: RowVersion | undefined,
+) => {
+  let q = db
+    .updateTable("operations")
+    .set(changes)
+    .where("tenant_id", "=", key_tenant)
+    .where("uid", "=", key_uid);
+  for (const term of versionTerms(seen)) q = q.where(term);
+  return q;
+};
+
+/** The usual update: of an operation this transaction read or wrote, updated before. */
+const updateSeenOperation = queryTemplate(
+  (
+    db,
+    {
+      seen_state,
+      seen_updated_at,
+      ...update
+    }: OperationUpdate & { seen_state: string; seen_updated_at: string },
+  ) => updateOperation(db, update, { state: seen_state, updated_at: seen_updated_at }),
+);
+
+const getOperation = queryTemplate((db, p: { tenantId: string; uid: string }) =>
+  db.selectFrom("operations").selectAll().where("tenant_id", "=", p.tenantId).where("uid", "=", p.uid),
+);
+
+const findByClientReference = queryTemplate(
+  (db, p: { tenantId: string; type: string; clientReference: string }) =>
+    db
+      .selectFrom("operations")
+      .selectAll()
+      .where("tenant_id", "=", p.tenantId)
+      .where("type", "=", p.type)
+      .where("client_reference", "=", p.clientReference),
+);
+
+const appendTimeline = queryTemplate((db, row: Selectable<OperationTimelineTable>) =>
+  db.insertInto("operation_timeline").values(row),
+);
+
+const timelineLength = queryTemplate((db, p: { operationUid: string }) =>
+  db
+    .selectFrom("operation_timeline")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("operation_uid", "=", p.operationUid),
+);
+
+export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
+  const { trx, versions } = ctx;
   /** Maps a row read by key, remembering the version this transaction saw. */
   const seen = (r: Selectable<OperationsTable>): Operation => {
     versions.remember(VERSIONED, r.uid, { state: r.state, updated_at: r.updated_at });
@@ -51,19 +136,8 @@ export function sqlOperationRepository({ trx, versions }: SqlContext): Operation
 
   return {
     async insert(op) {
-      // ON CONFLICT on the clientReference index: a concurrent insert of the same reference waits
-      // for the first to commit and then inserts nothing, and the transaction stays usable.
-      const result = await trx
-        .insertInto("operations")
-        .values(fromOperation(op))
-        .onConflict((oc) =>
-          oc
-            .columns(["tenant_id", "type", "client_reference"])
-            .where("client_reference", "is not", null)
-            .doNothing(),
-        )
-        .executeTakeFirst();
-      if (affected(result) !== 1) throw conflictError(conflictIndexes.operationClientReference);
+      if ((await insertOperation.affected(ctx, fromOperation(op))) !== 1)
+        throw conflictError(conflictIndexes.operationClientReference);
       versions.remember(VERSIONED, op.uid, { state: op.state, updated_at: op.updatedAt });
     },
 
@@ -79,13 +153,17 @@ export function sqlOperationRepository({ trx, versions }: SqlContext): Operation
         created_at: _created,
         ...changes
       } = fromOperation(op);
-      let q = trx
-        .updateTable("operations")
-        .set(changes)
-        .where("tenant_id", "=", op.tenantId)
-        .where("uid", "=", op.uid);
-      for (const term of versionTerms(versions.get(VERSIONED, op.uid))) q = q.where(term);
-      if (affected(await q.executeTakeFirst()) === 0) {
+      const update = { ...changes, key_tenant: op.tenantId, key_uid: op.uid };
+      const seen = versions.get(VERSIONED, op.uid);
+      const changed =
+        seen?.state != null && seen.updated_at != null
+          ? await updateSeenOperation.affected(ctx, {
+              ...update,
+              seen_state: seen.state,
+              seen_updated_at: seen.updated_at,
+            })
+          : affected(await updateOperation(trx, update, seen).executeTakeFirst());
+      if (changed === 0) {
         await explainLostUpdate(
           async () =>
             (await trx
@@ -100,12 +178,7 @@ export function sqlOperationRepository({ trx, versions }: SqlContext): Operation
     },
 
     async get(tenantId, uid) {
-      const row = await trx
-        .selectFrom("operations")
-        .selectAll()
-        .where("tenant_id", "=", tenantId)
-        .where("uid", "=", uid)
-        .executeTakeFirst();
+      const row = await getOperation.first(ctx, { tenantId, uid });
       return row ? seen(row) : null;
     },
 
@@ -150,37 +223,24 @@ export function sqlOperationRepository({ trx, versions }: SqlContext): Operation
     },
 
     async findByClientReference(tenantId, type, clientReference) {
-      const row = await trx
-        .selectFrom("operations")
-        .selectAll()
-        .where("tenant_id", "=", tenantId)
-        .where("type", "=", type)
-        .where("client_reference", "=", clientReference)
-        .executeTakeFirst();
+      const row = await findByClientReference.first(ctx, { tenantId, type, clientReference });
       return row ? seen(row) : null;
     },
 
     async appendTimeline(e) {
-      await trx
-        .insertInto("operation_timeline")
-        .values({
-          operation_uid: e.operationUid,
-          sequence_no: e.sequenceNo,
-          from_state: e.fromState,
-          to_state: e.toState,
-          occurred_at: e.occurredAt,
-          actor_type: e.actorType,
-        })
-        .execute();
+      await appendTimeline.execute(ctx, {
+        operation_uid: e.operationUid,
+        sequence_no: e.sequenceNo,
+        from_state: e.fromState,
+        to_state: e.toState,
+        occurred_at: e.occurredAt,
+        actor_type: e.actorType,
+      });
     },
 
     async timelineLength(operationUid) {
-      const row = await trx
-        .selectFrom("operation_timeline")
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .where("operation_uid", "=", operationUid)
-        .executeTakeFirstOrThrow();
-      return row.n;
+      const row = await timelineLength.first(ctx, { operationUid });
+      return row?.n ?? 0;
     },
 
     async timeline(operationUid) {

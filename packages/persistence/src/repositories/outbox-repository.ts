@@ -1,30 +1,42 @@
 import type { OutboxEvent, OutboxRepository } from "@wallet/ledger-core";
+import type { Selectable } from "kysely";
+import type { OutboxEventsTable } from "../schema/database.js";
+import { queryTemplate } from "../shared/query-template.js";
 import type { SqlContext } from "./sql-context.js";
 
-export function sqlOutboxRepository({ trx }: SqlContext): OutboxRepository {
+const lastSeq = queryTemplate((db, p: { resourceUid: string }) =>
+  db
+    .selectFrom("outbox_events")
+    .select((eb) => eb.fn.max("seq").as("last"))
+    .where("resource_uid", "=", p.resourceUid),
+);
+
+/** A new event: its delivery bookkeeping starts at the columns' defaults. */
+type NewEventRow = Pick<
+  Selectable<OutboxEventsTable>,
+  "id" | "tenant_id" | "type" | "resource_uid" | "seq" | "dedup_key" | "occurred_at" | "body"
+>;
+
+const appendEvent = queryTemplate((db, row: NewEventRow) => db.insertInto("outbox_events").values(row));
+
+export function sqlOutboxRepository(ctx: SqlContext): OutboxRepository {
+  const { trx } = ctx;
   return {
     async nextSeq(resourceUid) {
-      const row = await trx
-        .selectFrom("outbox_events")
-        .select((eb) => eb.fn.max("seq").as("last"))
-        .where("resource_uid", "=", resourceUid)
-        .executeTakeFirst();
+      const row = await lastSeq.first(ctx, { resourceUid });
       return (row?.last ?? 0) + 1;
     },
     async append(e) {
-      await trx
-        .insertInto("outbox_events")
-        .values({
-          id: e.id,
-          tenant_id: e.tenantId,
-          type: e.type,
-          resource_uid: e.resourceUid,
-          seq: e.seq,
-          dedup_key: e.dedupKey,
-          occurred_at: e.occurredAt,
-          body: e.body,
-        })
-        .execute();
+      await appendEvent.execute(ctx, {
+        id: e.id,
+        tenant_id: e.tenantId,
+        type: e.type,
+        resource_uid: e.resourceUid,
+        seq: e.seq,
+        dedup_key: e.dedupKey,
+        occurred_at: e.occurredAt,
+        body: e.body,
+      });
     },
     async list(tenantId) {
       let q = trx.selectFrom("outbox_events").selectAll();

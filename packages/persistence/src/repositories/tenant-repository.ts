@@ -8,12 +8,26 @@ import {
 import type { Selectable } from "kysely";
 import type { SigningKeysTable, TenantsTable } from "../schema/database.js";
 import { fromJson, toJson } from "../shared/json-column.js";
+import { queryTemplate } from "../shared/query-template.js";
 import { affected, type SqlContext } from "./sql-context.js";
 
-export function sqlTenantRepository({ trx, dialect }: SqlContext): TenantRepository {
+const getTenant = queryTemplate((db, p: { id: string }) =>
+  db.selectFrom("tenants").selectAll().where("id", "=", p.id),
+);
+
+const tenantOfApiKey = queryTemplate((db, p: { apiKeySha256: string }) =>
+  db.selectFrom("tenant_api_keys").select("tenant_id").where("api_key_sha256", "=", p.apiKeySha256),
+);
+
+const getSigningKey = queryTemplate((db, p: { tenantId: string; kid: string }) =>
+  db.selectFrom("signing_keys").selectAll().where("tenant_id", "=", p.tenantId).where("kid", "=", p.kid),
+);
+
+export function sqlTenantRepository(ctx: SqlContext): TenantRepository {
+  const { trx, dialect } = ctx;
   return {
     async get(id) {
-      const row = await trx.selectFrom("tenants").selectAll().where("id", "=", id).executeTakeFirst();
+      const row = await getTenant.first(ctx, { id });
       return row ? toTenant(row) : null;
     },
     async getForUpdate(id) {
@@ -36,11 +50,7 @@ export function sqlTenantRepository({ trx, dialect }: SqlContext): TenantReposit
         .execute();
     },
     async findByApiKeyHash(apiKeySha256) {
-      const row = await trx
-        .selectFrom("tenant_api_keys")
-        .select("tenant_id")
-        .where("api_key_sha256", "=", apiKeySha256)
-        .executeTakeFirst();
+      const row = await tenantOfApiKey.first(ctx, { apiKeySha256 });
       return row?.tenant_id ?? null;
     },
     async addApiKeyHash(tenantId, apiKeySha256) {
@@ -51,21 +61,12 @@ export function sqlTenantRepository({ trx, dialect }: SqlContext): TenantReposit
         .executeTakeFirst();
       if (affected(inserted) === 1) return;
       // Adding a key twice is a no-op (seeding is idempotent); one key for two tenants never is.
-      const owner = await trx
-        .selectFrom("tenant_api_keys")
-        .select("tenant_id")
-        .where("api_key_sha256", "=", apiKeySha256)
-        .executeTakeFirst();
+      const owner = await tenantOfApiKey.first(ctx, { apiKeySha256 });
       if (owner?.tenant_id !== tenantId)
         throw new DomainError("Conflict", "This API key belongs to another tenant");
     },
     async getSigningKey(tenantId, kid) {
-      const row = await trx
-        .selectFrom("signing_keys")
-        .selectAll()
-        .where("tenant_id", "=", tenantId)
-        .where("kid", "=", kid)
-        .executeTakeFirst();
+      const row = await getSigningKey.first(ctx, { tenantId, kid });
       return row ? toSigningKey(row) : null;
     },
     async listSigningKeys(tenantId) {
@@ -107,7 +108,22 @@ export function sqlTenantRepository({ trx, dialect }: SqlContext): TenantReposit
 export const REPLAY_PURGE_EVERY = 1000;
 export const REPLAY_PURGE_MAX_ROWS = 1000;
 
-export function sqlReplayGuardRepository({ trx, housekeeping }: SqlContext): ReplayGuardRepository {
+// One statement decides: a new signature is inserted, an expired one is replaced, a live one is
+// left alone (0 rows), atomically on both engines.
+const rememberSignature = queryTemplate((db, p: { signature: string; now: string; expiresAt: string }) =>
+  db
+    .insertInto("replay_guard")
+    .values({ signature: p.signature, seen_at: p.now, expires_at: p.expiresAt })
+    .onConflict((oc) =>
+      oc
+        .column("signature")
+        .doUpdateSet({ seen_at: p.now, expires_at: p.expiresAt })
+        .where("replay_guard.expires_at", "<=", p.now),
+    ),
+);
+
+export function sqlReplayGuardRepository(ctx: SqlContext): ReplayGuardRepository {
+  const { trx, housekeeping } = ctx;
   return {
     async remember(signature, now, expiresAt) {
       housekeeping.replayGuardCalls = (housekeeping.replayGuardCalls + 1) % REPLAY_PURGE_EVERY;
@@ -123,19 +139,7 @@ export function sqlReplayGuardRepository({ trx, housekeeping }: SqlContext): Rep
           )
           .execute();
       }
-      // One statement decides: a new signature is inserted, an expired one is replaced, a live
-      // one is left alone (0 rows), atomically on both engines.
-      const result = await trx
-        .insertInto("replay_guard")
-        .values({ signature, seen_at: now, expires_at: expiresAt })
-        .onConflict((oc) =>
-          oc
-            .column("signature")
-            .doUpdateSet({ seen_at: now, expires_at: expiresAt })
-            .where("replay_guard.expires_at", "<=", now),
-        )
-        .executeTakeFirst();
-      return affected(result) === 1;
+      return (await rememberSignature.affected(ctx, { signature, now, expiresAt })) === 1;
     },
   };
 }

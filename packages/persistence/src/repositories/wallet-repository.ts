@@ -1,9 +1,15 @@
 import type { Wallet, WalletRepository } from "@wallet/ledger-core";
 import type { Selectable } from "kysely";
 import type { WalletsTable } from "../schema/database.js";
+import { queryTemplate } from "../shared/query-template.js";
 import type { SqlContext } from "./sql-context.js";
 
-export function sqlWalletRepository({ trx }: SqlContext): WalletRepository {
+const getWallet = queryTemplate((db, p: { tenantId: string; uid: string }) =>
+  db.selectFrom("wallets").selectAll().where("tenant_id", "=", p.tenantId).where("uid", "=", p.uid),
+);
+
+export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
+  const { trx } = ctx;
   return {
     async insert(w) {
       await trx
@@ -22,12 +28,7 @@ export function sqlWalletRepository({ trx }: SqlContext): WalletRepository {
         .execute();
     },
     async get(tenantId, uid) {
-      const row = await trx
-        .selectFrom("wallets")
-        .selectAll()
-        .where("tenant_id", "=", tenantId)
-        .where("uid", "=", uid)
-        .executeTakeFirst();
+      const row = await getWallet.first(ctx, { tenantId, uid });
       return row ? toWallet(row) : null;
     },
     async getAny(uid) {
