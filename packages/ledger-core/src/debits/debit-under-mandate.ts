@@ -13,7 +13,7 @@ import { assertPositiveAmount } from "../shared/money.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import type { DebitPlan } from "./record-debit.js";
-import { debitCharges, debitEntries, fundsCover, lockDebitAccounts, recordDebit } from "./record-debit.js";
+import { debitCharges, fundedDebit, fundsCover, lockDebitAccounts, recordDebit } from "./record-debit.js";
 
 export interface DebitUnderMandateInput {
   walletUid: string;
@@ -101,12 +101,5 @@ export async function debitUnderMandate(
     mandate.updatedAt = now.toISOString();
     await tx.mandates.update(mandate);
   }
-  return recordDebit(
-    deps,
-    ctx,
-    tx,
-    plan,
-    { state: "completed", charges, entries: debitEntries(plan, charges), locked: balances },
-    now,
-  );
+  return recordDebit(deps, ctx, tx, plan, fundedDebit(plan, charges, balances), now);
 }

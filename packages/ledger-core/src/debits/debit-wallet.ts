@@ -9,7 +9,7 @@ import { assertPositiveAmount } from "../shared/money.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import type { DebitPlan } from "./record-debit.js";
-import { debitCharges, debitEntries, fundsCover, lockDebitAccounts, recordDebit } from "./record-debit.js";
+import { debitCharges, fundedDebit, fundsCover, lockDebitAccounts, recordDebit } from "./record-debit.js";
 
 export interface DebitWalletInput {
   walletUid: string;
@@ -76,12 +76,5 @@ export async function debitWallet(
   await assertMovementAllowed(tx, party, "outbound", input.amountMinor, now, balances);
   const charges = debitCharges(deps, plan);
   if (!fundsCover(balances, plan, charges)) refuse("InsufficientFunds", "Insufficient available funds");
-  return recordDebit(
-    deps,
-    ctx,
-    tx,
-    plan,
-    { state: "completed", charges, entries: debitEntries(plan, charges), locked: balances },
-    now,
-  );
+  return recordDebit(deps, ctx, tx, plan, fundedDebit(plan, charges, balances), now);
 }

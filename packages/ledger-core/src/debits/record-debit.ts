@@ -76,6 +76,13 @@ export type DebitOutcome =
   | { state: "completed"; charges: FeeCharge; entries: Entry[]; locked: ReadonlyMap<string, number> }
   | { state: "failed" };
 
+/** The outcome of a funded wallet_debit: its charges, journal lines and the wallet's locked balances. */
+export const fundedDebit = (
+  plan: DebitPlan,
+  charges: FeeCharge,
+  locked: ReadonlyMap<string, number>,
+): DebitOutcome => ({ state: "completed", charges, entries: debitEntries(plan, charges), locked });
+
 /**
  * Writes the wallet_debit operation, created at `now`. `completed`: fires wallet_debit.completed
  * and posts the journal last. `failed` (a mandate debit the wallet could not fund): no journal,

@@ -305,23 +305,28 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
       // month starts) that part is empty: one to 31 rows are read, however busy the wallet.
       // Exact for any string: created_at >= sinceIso holds exactly for the rows whose first ten
       // characters are >= sinceIso's, minus those in [those ten characters, sinceIso).
-      const firstDay = sql<string>`substr(${sinceIso}, 1, 10)`;
-      const days = trx
-        .selectFrom("wallet_day_totals")
-        .select((eb) => eb.fn.sum<number>(totalColumns[direction]).as("total"))
-        .where("wallet_uid", "=", walletUid)
-        .where("day", ">=", firstDay);
-      const earlier = counted(trx.selectFrom("operations"))
-        .select((eb) => eb.fn.sum<number>("amount_minor").as("total"))
-        .where(touching(walletUid, direction))
-        .where("created_at", ">=", firstDay)
-        .where("created_at", "<", sinceIso);
-      const row = await trx
-        .selectNoFrom(sql<number>`coalesce((${days}), 0) - coalesce((${earlier}), 0)`.as("total"))
-        .executeTakeFirstOrThrow();
-      return row.total;
+      const row = await sumTemplates[direction].first(ctx, { walletUid, sinceIso });
+      return row?.total ?? 0;
     },
   };
+}
+
+/** sumForWallet's statement, one per direction (the direction changes the SQL, the values do not). */
+function sumForWalletQuery(direction: SumDirection) {
+  return queryTemplate((db, p: { walletUid: string; sinceIso: string }) => {
+    const firstDay = sql<string>`substr(${p.sinceIso}, 1, 10)`;
+    const days = db
+      .selectFrom("wallet_day_totals")
+      .select((eb) => eb.fn.sum<number>(totalColumns[direction]).as("total"))
+      .where("wallet_uid", "=", p.walletUid)
+      .where("day", ">=", firstDay);
+    const earlier = counted(db.selectFrom("operations"))
+      .select((eb) => eb.fn.sum<number>("amount_minor").as("total"))
+      .where(touching(p.walletUid, direction))
+      .where("created_at", ">=", firstDay)
+      .where("created_at", "<", p.sinceIso);
+    return db.selectNoFrom(sql<number>`coalesce((${days}), 0) - coalesce((${earlier}), 0)`.as("total"));
+  });
 }
 
 /** The column of wallet_day_totals holding each direction's amounts. */
@@ -332,6 +337,12 @@ const totalColumns = {
 } as const satisfies Record<SumDirection, keyof WalletDayTotalsTable>;
 
 type SumDirection = Parameters<OperationRepository["sumForWallet"]>[2];
+
+const sumTemplates = {
+  inbound: sumForWalletQuery("inbound"),
+  outbound: sumForWalletQuery("outbound"),
+  both: sumForWalletQuery("both"),
+};
 
 /** Operations that count toward the limits: they moved funds and did not fail. */
 function counted<O>(q: SelectQueryBuilder<Database, "operations", O>) {
