@@ -4,6 +4,7 @@ import type { GroupCommitOptions } from "../group-commit/group-commit.js";
 import type { Database } from "../schema/database.js";
 import { createSqlStore, type Store } from "../store.js";
 import { exactIntegerTypes } from "./exact-integer-types.js";
+import { prepareTemplates } from "./prepared-templates.js";
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -19,6 +20,12 @@ export interface PostgresStoreOptions {
    * work of one batch touching the same wallet simply run one after the other.
    */
   groupCommit?: GroupCommitOptions | false;
+  /**
+   * Run the hot statements as named prepared statements, parsed and planned once per connection
+   * (default true). Turn off behind a pooler that does not keep prepared statements per client
+   * (PgBouncer in transaction mode before 1.21).
+   */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -31,6 +38,7 @@ export function createPostgresStore({
   statementTimeoutMs = 30_000,
   connectTimeoutMs = 10_000,
   groupCommit = false,
+  preparedStatements = true,
 }: PostgresStoreOptions): Store {
   const pool = new pg.Pool({
     connectionString,
@@ -46,7 +54,10 @@ export function createPostgresStore({
   // out; unheard, that event would crash the process. The failure still reaches the caller as the
   // rejection of its query (a StoreUnavailableError), and the pool replaces the dead client.
   pool.on("error", () => {});
-  pool.on("connect", (client) => client.on("error", () => {}));
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    if (preparedStatements) prepareTemplates(client);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return createSqlStore({ dialect: "postgres", db, isolation: "read committed", groupCommit });
 }

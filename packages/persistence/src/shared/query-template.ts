@@ -38,6 +38,18 @@ export interface QueryTemplate<P, O> {
 /** Compiled shapes kept per template. */
 export const SHAPES_MAX = 16;
 
+/**
+ * The Postgres SQL texts of the kept shapes, each with a statement name: the store's clients run
+ * them as named prepared statements (`preparing-client.ts`), parsed and planned once per
+ * connection. Bounded: templates are module constants and each keeps at most `SHAPES_MAX` shapes.
+ */
+const preparedNames = new Map<string, string>();
+
+/** The prepared-statement name of a template's Postgres SQL; undefined for any other SQL. */
+export function preparedStatementName(sql: string): string | undefined {
+  return preparedNames.get(sql);
+}
+
 type Path = readonly (string | number)[];
 
 /** Where a compiled parameter comes from: an argument at a path, or a constant of the query. */
@@ -80,7 +92,13 @@ export function queryTemplate<P extends object, O>(
     let compiled = byShape.get(shape);
     if (!compiled) {
       compiled = compile(target.trx, args);
-      if (byShape.size < SHAPES_MAX) byShape.set(shape, compiled);
+      if (byShape.size < SHAPES_MAX) {
+        byShape.set(shape, compiled);
+        const { sql } = compiled.query;
+        if (target.dialect === "postgres" && !preparedNames.has(sql)) {
+          preparedNames.set(sql, `wallet_q${preparedNames.size}`);
+        }
+      }
     }
     const parameters = compiled.slots.map((s) => ("path" in s ? valueAt(args, s.path) : s.constant));
     return target.trx.executeQuery<O>({ ...compiled.query, parameters } as CompiledQuery<O>);
