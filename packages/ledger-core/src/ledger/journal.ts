@@ -22,6 +22,18 @@ export interface Journal {
   entries: Entry[];
 }
 
+/**
+ * Thrown by `LedgerRepository.post` when the journal would take a protected account below zero
+ * (a bug guard for accounts the use case checked itself; the refusal for the one it left to the
+ * posting, see `lockSharedAndPost`).
+ */
+export class AccountNotCoveredError extends Error {
+  constructor(readonly accountKey: string) {
+    super(`account ${accountKey} cannot cover the posting`);
+    this.name = "AccountNotCoveredError";
+  }
+}
+
 /** A transfer between two accounts, the building block of every posting. */
 export interface Transfer {
   from: string;
@@ -65,7 +77,8 @@ export function netByAccount(entries: Entry[]): Map<string, number> {
 }
 
 /**
- * Checks that applying `entries` to `balances` keeps every protected account at or above zero.
+ * Checks that applying `entries` to `balances` keeps every protected account at or above zero
+ * (an account missing from `balances` counts as zero).
  * Refuses with `code` (e.g. FundingNotPositioned for the prefund, InsufficientFunds for a wallet).
  */
 export function assertCovered(
@@ -75,15 +88,17 @@ export function assertCovered(
 ): void {
   for (const [key, delta] of netByAccount(entries)) {
     if (delta >= 0 || !mustStayNonNegative(key)) continue;
-    const after = (balances.get(key) ?? 0) + delta;
-    if (after < 0) {
-      const code = codeFor(key);
-      refuse(
-        code,
-        code === "FundingNotPositioned"
-          ? "The prefunded balance cannot cover this amount"
-          : "Insufficient available funds",
-      );
-    }
+    if ((balances.get(key) ?? 0) + delta < 0) refuseUncovered(key, codeFor);
   }
+}
+
+/** The refusal for a protected account that cannot cover a posting. */
+export function refuseUncovered(key: string, codeFor: (accountKey: string) => ErrorCode): never {
+  const code = codeFor(key);
+  return refuse(
+    code,
+    code === "FundingNotPositioned"
+      ? "The prefunded balance cannot cover this amount"
+      : "Insufficient available funds",
+  );
 }

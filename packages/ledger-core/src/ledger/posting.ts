@@ -1,9 +1,9 @@
 import type { ErrorCode } from "../shared/errors.js";
 import { invariant } from "../shared/errors.js";
 import type { Tx } from "../store/unit-of-work.js";
-import { isWalletAccount } from "./accounts.js";
+import { inLockOrder, isWalletAccount } from "./accounts.js";
 import type { Journal } from "./journal.js";
-import { assertCovered } from "./journal.js";
+import { AccountNotCoveredError, assertCovered, refuseUncovered } from "./journal.js";
 
 /**
  * The last step of a use case that moves money: locks the shared accounts the journal moves
@@ -11,9 +11,11 @@ import { assertCovered } from "./journal.js";
  * checks that no protected account goes below zero, and posts.
  *
  * Every request of a tenant needs those rows, so they are locked here, after the use case has done
- * all its other reads and writes: on Postgres they stay locked for this statement, the posting
- * and COMMIT only. `locked` holds what the use case locked first (its wallet's accounts); a wallet
- * account it did not lock would be locked after a shared one, against the lock order.
+ * all its other reads and writes, and the last of them (in lock order; for a plain credit, the
+ * prefund is the only one) is locked by the posting statement itself, which checks it under that
+ * lock: on Postgres the hottest row stays locked for the posting and COMMIT only. `locked` holds
+ * what the use case locked first (its wallet's accounts); a wallet account it did not lock would
+ * be locked after a shared one, against the lock order.
  */
 export async function lockSharedAndPost(
   tx: Tx,
@@ -21,14 +23,29 @@ export async function lockSharedAndPost(
   locked: ReadonlyMap<string, number>,
   codeFor: (accountKey: string) => ErrorCode,
 ): Promise<void> {
-  const shared = [...new Set(journal.entries.map((e) => e.accountKey))].filter((k) => !locked.has(k));
+  const keys = new Set(journal.entries.map((e) => e.accountKey));
+  const shared = inLockOrder(
+    journal.currency,
+    [...keys].filter((k) => !locked.has(k)),
+  );
   invariant(!shared.some(isWalletAccount), "wallet accounts are locked before the shared ones");
   const balances = new Map(locked);
-  if (shared.length > 0) {
-    for (const [key, balance] of await tx.ledger.lockAccounts(journal.currency, shared)) {
+  if (shared.length > 1) {
+    for (const [key, balance] of await tx.ledger.lockAccounts(journal.currency, shared.slice(0, -1))) {
       balances.set(key, balance);
     }
   }
-  assertCovered(balances, journal.entries, codeFor);
-  await tx.ledger.post(journal);
+  // The accounts whose balance is known are checked here; the last shared one by the posting.
+  const last = shared.at(-1);
+  assertCovered(
+    balances,
+    journal.entries.filter((e) => e.accountKey !== last),
+    codeFor,
+  );
+  try {
+    await tx.ledger.post(journal);
+  } catch (e) {
+    if (e instanceof AccountNotCoveredError && e.accountKey === last) refuseUncovered(last, codeFor);
+    throw e;
+  }
 }

@@ -26,8 +26,14 @@ export interface LedgerRepository {
   /** Balances without locking (0 for accounts never touched). */
   balances(currency: string, keys: string[]): Promise<Map<string, number>>;
   /**
-   * Appends a balanced journal and applies it to the balance projections. Use cases lock every
-   * account it moves first (`lockAccounts`): the adapter may update them in any order.
+   * Appends a balanced journal and applies it to the balance projections, creating any missing
+   * account. Every account it moves is already locked (`lockAccounts`) except at most one, the
+   * last in lock order, which the posting itself locks (so the adapter may update the rest in
+   * any order).
+   *
+   * Checks every protected account (`mustStayNonNegative`) under its lock: one that would go
+   * below zero throws `AccountNotCoveredError`, after which the adapter may have applied part of
+   * the journal and the unit of work must fail (a refusal thrown from it rolls everything back).
    */
   post(journal: Journal): Promise<void>;
   /** Journals of an operation in posting order. */

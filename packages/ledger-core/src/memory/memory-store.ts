@@ -7,7 +7,7 @@ import type { FeeQuote } from "../fees/quote.js";
 import type { IdempotencyRecord } from "../idempotency/model.js";
 import { mustStayNonNegative } from "../ledger/accounts.js";
 import type { Journal } from "../ledger/journal.js";
-import { assertBalanced } from "../ledger/journal.js";
+import { AccountNotCoveredError, assertBalanced, netByAccount } from "../ledger/journal.js";
 import type { Mandate } from "../mandates/model.js";
 import type { Operation, TimelineEvent } from "../operations/model.js";
 import { finalStates } from "../operations/model.js";
@@ -303,15 +303,16 @@ export function createMemoryStore(): MemoryStore {
       balances: async (currency, keys) => balancesOf(currency, keys),
       post: async (journal) => {
         assertBalanced(journal);
-        for (const e of journal.entries) {
-          const id = acct(journal.currency, e.accountKey);
-          const balance = (s.accounts.get(id)?.balance ?? 0) + e.amountMinor;
+        const after = new Map<string, number>();
+        for (const [key, delta] of netByAccount(journal.entries)) {
+          const balance = (s.accounts.get(acct(journal.currency, key))?.balance ?? 0) + delta;
           invariant(Number.isSafeInteger(balance), "balance overflow");
-          // The same last line of defence as the databases' CHECK constraint.
-          if (balance < 0 && mustStayNonNegative(e.accountKey)) {
-            invariant(false, `account ${e.accountKey} would go negative`);
-          }
-          setIn(s.accounts, id, { balance, updatedAt: journal.createdAt });
+          // The same check as the SQL stores' posting (and their CHECK constraint).
+          if (balance < 0 && mustStayNonNegative(key)) throw new AccountNotCoveredError(key);
+          after.set(key, balance);
+        }
+        for (const [key, balance] of after) {
+          setIn(s.accounts, acct(journal.currency, key), { balance, updatedAt: journal.createdAt });
         }
         pushTo(s.journals, copyJournal(journal));
       },

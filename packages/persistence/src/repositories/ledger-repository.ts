@@ -1,8 +1,10 @@
 import {
+  AccountNotCoveredError,
   assertBalanced,
   inLockOrder,
   type Journal,
   type LedgerRepository,
+  mustStayNonNegative,
   netByAccount,
 } from "@wallet/ledger-core";
 import { type QueryCreator, type Selectable, sql } from "kysely";
@@ -30,22 +32,32 @@ const upsertAccounts = queryTemplate((db, p: { currency: string; ordered: string
     .returning(["account_key", "balance_minor"]),
 );
 
-/** Each account's net change of a journal, in lock order, and when it was posted. */
+/**
+ * Each account's net change of a journal in lock order, with the lowest balance it may reach
+ * (0 for a protected account, `mustStayNonNegative`; no floor otherwise), and when it was posted.
+ */
 interface NetMoves {
   currency: string;
-  moves: [string, number][];
+  moves: [key: string, delta: number, floor: number][];
   at: string;
 }
 
+/** The floor of an account that may go below zero: no safe-integer balance is under it. */
+const NO_FLOOR = Number.MIN_SAFE_INTEGER;
+
 /**
- * Adds each account's net change in one statement, returning the keys of the rows it changed
- * (an account never locked nor moved before has no row yet).
+ * Adds each account's net change in one statement, returning the keys of the rows it changed: an
+ * account never locked nor moved before has no row yet, and a protected account the change would
+ * take below zero is left alone (checked against the row as locked, so concurrent postings cannot
+ * both pass).
  */
 const applyNetOn = (db: QueryCreator<Database>, { currency, moves, at }: NetMoves) => {
-  const delta = sql<number>`case ${sql.join(
-    moves.map(([key, d]) => sql`when account_key = ${key} then cast(${d} as bigint)`),
-    sql` `,
-  )} end`;
+  const perKey = (pick: (m: NetMoves["moves"][number]) => number) =>
+    sql<number>`case ${sql.join(
+      moves.map((m) => sql`when account_key = ${m[0]} then cast(${pick(m)} as bigint)`),
+      sql` `,
+    )} end`;
+  const delta = perKey((m) => m[1]);
   return db
     .updateTable("accounts")
     .set((eb) => ({ balance_minor: eb("balance_minor", "+", delta), updated_at: at }))
@@ -55,6 +67,7 @@ const applyNetOn = (db: QueryCreator<Database>, { currency, moves, at }: NetMove
       "in",
       moves.map(([key]) => key),
     )
+    .where(sql<boolean>`balance_minor + ${delta} >= ${perKey((m) => m[2])}`)
     .returning("account_key");
 };
 
@@ -133,7 +146,11 @@ export function sqlLedgerRepository(ctx: SqlContext): LedgerRepository {
       );
       // Net per account: intermediate lines of one journal never trip the CHECK.
       const byKey = netByAccount(journal.entries);
-      const moves = inLockOrder(currency, byKey.keys()).map((k): [string, number] => [k, byKey.get(k) ?? 0]);
+      const moves = inLockOrder(currency, byKey.keys()).map((k): NetMoves["moves"][number] => [
+        k,
+        byKey.get(k) ?? 0,
+        mustStayNonNegative(k) ? 0 : NO_FLOOR,
+      ]);
       const net = { currency, moves, at: createdAt };
       let moved: Set<string>;
       if (dialect === "postgres") {
@@ -148,6 +165,9 @@ export function sqlLedgerRepository(ctx: SqlContext): LedgerRepository {
         moved = movedKeys(await applyNet.rows(ctx, net));
       }
       const unmoved = moves.filter(([key]) => !moved.has(key));
+      // A protected account left alone: too low, or missing (zero) while the journal takes from it.
+      const uncovered = unmoved.find(([, delta, floor]) => floor === 0 && delta < 0);
+      if (uncovered) throw new AccountNotCoveredError(uncovered[0]);
       if (unmoved.length > 0) {
         // Accounts never locked nor moved before. Not an upsert of the delta: Postgres checks the
         // CHECK constraint on the proposed insert row (the bare delta) before it looks for a

@@ -1,4 +1,5 @@
 import {
+  AccountNotCoveredError,
   DomainError,
   type Journal,
   type Mandate,
@@ -574,18 +575,22 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
             operationUid: unique("op"),
           },
         );
-        expect(await rejection(run((tx) => tx.ledger.post(overdraft)))).toBeInstanceOf(Error);
+        const notCovered = (key: string) => new AccountNotCoveredError(key);
+        expect(await rejection(run((tx) => tx.ledger.post(overdraft)))).toEqual(notCovered(wallet));
         const drained = journalFixture(tenant.id, currency, [{ from: prefund, to: wallet, amountMinor: 1 }], {
           operationUid: unique("op"),
         });
-        expect(await rejection(run((tx) => tx.ledger.post(drained)))).toBeInstanceOf(Error);
+        expect(await rejection(run((tx) => tx.ledger.post(drained)))).toEqual(notCovered(prefund));
         const holdOverdraft = journalFixture(
           tenant.id,
           currency,
           [{ from: `${wallet}:hold`, to: "rail:x:clearing", amountMinor: 1 }],
           { operationUid: unique("op") },
         );
-        expect(await rejection(run((tx) => tx.ledger.post(holdOverdraft)))).toBeInstanceOf(Error);
+        // The hold account has no row yet: missing counts as zero.
+        expect(await rejection(run((tx) => tx.ledger.post(holdOverdraft)))).toEqual(
+          notCovered(`${wallet}:hold`),
+        );
         const balances = await run((tx) =>
           tx.ledger.balances(currency, [wallet, prefund, "beneficiary:POWERCO"]),
         );
@@ -607,6 +612,40 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           ),
         );
         expect((await run((tx) => tx.ledger.balances(currency, [wallet]))).get(wallet)).toBe(5);
+      });
+
+      it("checks a protected account it locks itself under that lock: of concurrent postings, only those covered pass", async () => {
+        const tenant = await newTenant();
+        const currency = uniqueCurrency();
+        const prefund = `tenant:${tenant.id}:prefund`;
+        const wallets = [`wallet:${unique("wal")}`, `wallet:${unique("wal")}`, `wallet:${unique("wal")}`];
+        await run(async (tx) => {
+          await tx.ledger.lockAccounts(currency, [...wallets, prefund]);
+          await tx.ledger.post(
+            journalFixture(tenant.id, currency, [
+              { from: `tenant:${tenant.id}:deposits`, to: prefund, amountMinor: 250 },
+            ]),
+          );
+        });
+        // Each unit locks its wallet only; the posting locks and checks the prefund.
+        const outcomes = await Promise.allSettled(
+          wallets.map((w) =>
+            run(async (tx) => {
+              await tx.ledger.lockAccounts(currency, [w]);
+              await tx.ledger.post(
+                journalFixture(tenant.id, currency, [{ from: prefund, to: w, amountMinor: 100 }], {
+                  operationUid: unique("op"),
+                }),
+              );
+            }),
+          ),
+        );
+        expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(2);
+        const refused = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason] : []));
+        expect(refused).toEqual([new AccountNotCoveredError(prefund)]);
+        const balances = await run((tx) => tx.ledger.balances(currency, [prefund, ...wallets]));
+        expect(balances.get(prefund)).toBe(50);
+        expect(wallets.reduce((sum, w) => sum + (balances.get(w) ?? 0), 0)).toBe(200);
       });
 
       it("refuses unbalanced or empty journals", async () => {
