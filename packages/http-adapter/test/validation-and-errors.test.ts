@@ -298,20 +298,22 @@ describe("limits, request ids and failures", () => {
     });
   });
 
-  const failing = (inner: UnitOfWork, error: () => Error): UnitOfWork => ({
-    run: (work) =>
-      inner.run((tx) =>
-        work({
-          ...tx,
-          customers: {
-            ...tx.customers,
-            get: () => {
-              throw error();
-            },
+  const failing = (inner: UnitOfWork, error: () => Error): UnitOfWork => {
+    const broken = (tx: Tx) =>
+      ({
+        ...tx,
+        customers: {
+          ...tx.customers,
+          get: () => {
+            throw error();
           },
-        } as Tx),
-      ),
-  });
+        },
+      }) as Tx;
+    return {
+      run: (work) => inner.run((tx) => work(broken(tx))),
+      autocommit: (work) => inner.autocommit((tx) => work(broken(tx))),
+    };
+  };
 
   it("500 InternalError never leaks the message, stack or SQL; the log holds no message either", async () => {
     const broken = createHarness(
@@ -334,6 +336,7 @@ describe("limits, request ids and failures", () => {
     expect(await res.json()).toEqual({ error: "ServiceUnavailable", message: expect.any(String) });
     const unreachable = createHarness({
       run: () => Promise.reject(new StoreUnavailableError("down")),
+      autocommit: () => Promise.reject(new StoreUnavailableError("down")),
     });
     expect((await unreachable.call(acme, "GET", `${TENANT}/customers/cus_1`)).status).toBe(503);
   });

@@ -67,7 +67,7 @@ export function createSqlStore({ dialect, db, isolation, groupCommit = false }: 
     }
   };
   const transaction = () => (isolation ? db.transaction().setIsolationLevel(isolation) : db.transaction());
-  const txOf = (trx: Transaction<Database>) =>
+  const txOf = (trx: Kysely<Database>) =>
     createSqlTx({ trx, dialect, housekeeping, versions: new RowVersions() });
 
   const grouped =
@@ -104,9 +104,16 @@ export function createSqlStore({ dialect, db, isolation, groupCommit = false }: 
           groupCommit,
         );
 
-  const uow: UnitOfWork = grouped ?? {
-    // Kysely commits when `work` resolves and rolls back on any throw, then re-throws it.
-    run: (work) => mapped(() => transaction().execute((trx) => work(txOf(trx)))),
+  // Kysely commits when `work` resolves and rolls back on any throw, then re-throws it.
+  const run: UnitOfWork["run"] = grouped
+    ? (work) => grouped.run(work)
+    : (work) => mapped(() => transaction().execute((trx) => work(txOf(trx))));
+  const uow: UnitOfWork = {
+    run,
+    // Postgres: each statement on a pooled connection, committed by itself, without the round
+    // trips of BEGIN and COMMIT. SQLite's one connection runs it as a unit of work like any other
+    // (in a batch when group commit is on), so it never lands inside another's transaction.
+    autocommit: dialect === "postgres" ? (work) => mapped(() => work(txOf(db))) : run,
   };
 
   return {

@@ -289,6 +289,7 @@ describe("webhook dispatcher", () => {
             },
           }),
         ),
+      autocommit: (work) => store.uow.autocommit(work),
     };
     expect(await dispatcher({ uow: flaky }).runOnce()).toMatchObject({ leased: 1, lost: 1 });
     expect(receiver.requests).toHaveLength(1);

@@ -43,13 +43,7 @@ export function authenticate(
     if (signature === null) throw unauthorized();
 
     const apiKeySha256 = sha256Hex(apiKey);
-    const found = await deps.uow.run(async (tx) => {
-      const tenantId = await tx.tenants.findByApiKeyHash(apiKeySha256);
-      if (tenantId === null) return null;
-      const tenant = await tx.tenants.get(tenantId);
-      if (tenant === null) return null;
-      return { tenant, signingKey: await tx.tenants.getSigningKey(tenantId, kid) };
-    });
+    const found = await deps.uow.autocommit((tx) => tx.tenants.findCredentials(apiKeySha256, kid));
     if (found === null || !isUsable(found.tenant, found.signingKey, nowMs)) throw unauthorized();
     const { tenant, signingKey } = found as { tenant: Tenant; signingKey: SigningKey };
     if (!allowlists.get(tenant.ipAllowlist).allows(clientIp(c))) throw unauthorized();
@@ -60,7 +54,7 @@ export function authenticate(
     if (!(await verifier.verify(key, Buffer.from(canonical, "utf8"), signature))) throw unauthorized();
 
     const now = new Date(nowMs);
-    const firstSeen = await deps.uow.run((tx) =>
+    const firstSeen = await deps.uow.autocommit((tx) =>
       tx.replayGuard.remember(signatureText, iso(now), iso(addSeconds(now, limits.replayWindowSeconds))),
     );
     if (!firstSeen) throw unauthorized();

@@ -22,7 +22,7 @@ export const IDEMPOTENCY_LOCK_SECONDS = 60;
 /**
  * Exactly-once execution of a write under an Idempotency-Key (DESIGN.md section 3).
  *
- * 1. Claim the key in its own short transaction (a unique index decides between concurrent
+ * 1. Claim the key by itself, committed at once (a unique index decides between concurrent
  *    duplicates). An existing completed record is replayed; another request under the same key is
  *    `IdempotencyKeyReused`; a claim still running is `IdempotencyKeyInUse`.
  * 2. Run `work` in one transaction that also stores its response, so a committed change always has
@@ -38,7 +38,7 @@ export async function runIdempotent(
   storeRefusal: (e: DomainError) => StoredResponse | null,
 ): Promise<IdempotentOutcome> {
   const now = clock.now();
-  const claimed = await uow.run((tx) =>
+  const claimed = await uow.autocommit((tx) =>
     tx.idempotency.claim({
       tenantId: claim.tenantId,
       key: claim.key,
@@ -68,11 +68,11 @@ export async function runIdempotent(
   } catch (e) {
     const stored = isDomainError(e) ? storeRefusal(e) : null;
     if (stored) {
-      await uow.run((tx) => tx.idempotency.complete(claim.tenantId, claim.key, stored));
+      await uow.autocommit((tx) => tx.idempotency.complete(claim.tenantId, claim.key, stored));
       return { replayed: false, response: stored };
     }
     await uow
-      .run((tx) => tx.idempotency.release(claim.tenantId, claim.key))
+      .autocommit((tx) => tx.idempotency.release(claim.tenantId, claim.key))
       .catch(() => {
         // The store is failing; the claim expires on its own after IDEMPOTENCY_LOCK_SECONDS.
       });

@@ -193,6 +193,11 @@ export function createMemoryStore(): MemoryStore {
       list: async () => clone([...s.tenants.values()]),
       upsert: async (t) => setIn(s.tenants, t.id, clone(t)),
       findByApiKeyHash: async (h) => s.apiKeys.get(h) ?? null,
+      findCredentials: async (h, kid) => {
+        const tenant = s.tenants.get(s.apiKeys.get(h) ?? "");
+        if (!tenant) return null;
+        return clone({ tenant, signingKey: s.signingKeys.get(`${tenant.id}/${kid}`) ?? null });
+      },
       addApiKeyHash: async (tenantId, h) => {
         if (!s.apiKeys.has(h)) setIn(s.apiKeys, h, tenantId);
       },
@@ -543,6 +548,7 @@ export function createMemoryStore(): MemoryStore {
         else busy = false;
       }
     },
+    autocommit: (work) => uow.run(work),
   };
   return { uow, state: s };
 }

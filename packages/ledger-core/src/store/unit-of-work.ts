@@ -53,4 +53,15 @@ export interface Tx {
  */
 export interface UnitOfWork {
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` that needs no transaction around it: a single statement, or statements each of
+   * which stands on its own (reads that need no common snapshot, writes that need not commit
+   * together, no lock held from one to the next). An adapter may run each statement by itself
+   * (Postgres autocommit: one round trip instead of three) or fall back to `run`. What `work`
+   * wrote is committed when it resolves; if it throws, what its earlier statements wrote may stay.
+   *
+   * @example
+   *   const firstSeen = await uow.autocommit((tx) => tx.replayGuard.remember(sig, now, until));
+   */
+  autocommit<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 }

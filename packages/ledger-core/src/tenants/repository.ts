@@ -1,4 +1,4 @@
-import type { SigningKey, Tenant } from "./model.js";
+import type { SigningKey, Tenant, TenantCredentials } from "./model.js";
 
 export interface TenantRepository {
   get(id: string): Promise<Tenant | null>;
@@ -12,6 +12,11 @@ export interface TenantRepository {
   upsert(t: Tenant): Promise<void>;
   /** Tenant id owning the API key with this SHA-256 hex, or null. */
   findByApiKeyHash(apiKeySha256: string): Promise<string | null>;
+  /**
+   * What authenticating a request needs, in one read: the tenant owning the API key and its
+   * signing key `kid` (null when the tenant has no such key); null when no tenant owns the key.
+   */
+  findCredentials(apiKeySha256: string, kid: string): Promise<TenantCredentials | null>;
   addApiKeyHash(tenantId: string, apiKeySha256: string): Promise<void>;
   getSigningKey(tenantId: string, kid: string): Promise<SigningKey | null>;
   listSigningKeys(tenantId: string): Promise<SigningKey[]>;

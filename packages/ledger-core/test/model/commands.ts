@@ -984,7 +984,10 @@ class Race extends Base {
     const s = this.scheduler;
     const scheduled: Real = {
       ...r,
-      uow: { run: (work) => s.schedule(Promise.resolve(), "transaction").then(() => r.uow.run(work)) },
+      uow: {
+        run: (work) => s.schedule(Promise.resolve(), "transaction").then(() => r.uow.run(work)),
+        autocommit: (work) => s.schedule(Promise.resolve(), "transaction").then(() => r.uow.autocommit(work)),
+      },
     };
     const sends = requests.flatMap((q, i) =>
       Array.from({ length: this.plan[i]?.copies ?? 1 }, () =>

@@ -54,7 +54,10 @@ describe("ledger model catches a broken ledger", () => {
       const result = await fc.check(
         fc.asyncProperty(fc.commands(commandArbitraries, { maxCommands: 40, size: "max" }), async (cmds) => {
           const harness = await memoryHarness();
-          const uow: UnitOfWork = { run: (work) => harness.uow.run((tx) => work(mutate(tx))) };
+          const uow: UnitOfWork = {
+            run: (work) => harness.uow.run((tx) => work(mutate(tx))),
+            autocommit: (work) => harness.uow.autocommit((tx) => work(mutate(tx))),
+          };
           const real = await createReal({ ...harness, uow });
           const model = initialModel();
           await seedCustomers(model, real);

@@ -1,5 +1,5 @@
 import { DomainError } from "@wallet/ledger-core";
-import type { Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import { type RawBuilder, sql } from "kysely";
 import type { Database } from "../schema/database.js";
 import type { SqlDialect } from "../shared/sql-dialect.js";
@@ -22,7 +22,11 @@ export const newHousekeeping = (): StoreHousekeeping => ({
 
 /** What every repository needs: the open transaction and the engine it runs on. */
 export interface SqlContext {
-  trx: Transaction<Database>;
+  /**
+   * The open transaction; for `uow.autocommit` on Postgres, the database itself (each statement
+   * commits by itself: no savepoint may be taken there).
+   */
+  trx: Kysely<Database>;
   dialect: SqlDialect;
   housekeeping: StoreHousekeeping;
   /** Versions of mutable rows as this transaction last read or wrote them (see `RowVersions`). */

@@ -23,6 +23,23 @@ const getSigningKey = queryTemplate((db, p: { tenantId: string; kid: string }) =
   db.selectFrom("signing_keys").selectAll().where("tenant_id", "=", p.tenantId).where("kid", "=", p.kid),
 );
 
+/** The tenant owning an API key and its signing key `kid` (columns prefixed `key_`), in one read. */
+const credentials = queryTemplate((db, p: { apiKeySha256: string; kid: string }) =>
+  db
+    .selectFrom("tenant_api_keys as a")
+    .innerJoin("tenants as t", "t.id", "a.tenant_id")
+    .leftJoin("signing_keys as k", (join) => join.onRef("k.tenant_id", "=", "t.id").on("k.kid", "=", p.kid))
+    .selectAll("t")
+    .select([
+      "k.kid as key_kid",
+      "k.public_key_pem as key_public_key_pem",
+      "k.status as key_status",
+      "k.expires_at as key_expires_at",
+      "k.created_at as key_created_at",
+    ])
+    .where("a.api_key_sha256", "=", p.apiKeySha256),
+);
+
 export function sqlTenantRepository(ctx: SqlContext): TenantRepository {
   const { trx, dialect } = ctx;
   return {
@@ -52,6 +69,23 @@ export function sqlTenantRepository(ctx: SqlContext): TenantRepository {
     async findByApiKeyHash(apiKeySha256) {
       const row = await tenantOfApiKey.first(ctx, { apiKeySha256 });
       return row?.tenant_id ?? null;
+    },
+    async findCredentials(apiKeySha256, kid) {
+      const row = await credentials.first(ctx, { apiKeySha256, kid });
+      if (!row) return null;
+      const { key_kid, key_public_key_pem, key_status, key_expires_at, key_created_at, ...tenant } = row;
+      const signingKey =
+        key_kid === null || key_public_key_pem === null || key_status === null || key_created_at === null
+          ? null
+          : toSigningKey({
+              tenant_id: tenant.id,
+              kid: key_kid,
+              public_key_pem: key_public_key_pem,
+              status: key_status,
+              expires_at: key_expires_at,
+              created_at: key_created_at,
+            });
+      return { tenant: toTenant(tenant), signingKey };
     },
     async addApiKeyHash(tenantId, apiKeySha256) {
       const inserted = await trx

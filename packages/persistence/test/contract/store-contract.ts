@@ -175,6 +175,48 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
       });
     });
 
+    describe("autocommit", () => {
+      it("runs work without a transaction of its own; what it wrote is there once it resolves", async () => {
+        const tenant = tenantFixture(unique("tn"));
+        const sig = unique("sig");
+        expect(
+          await subject.uow.autocommit(async (tx) => {
+            await tx.tenants.upsert(tenant);
+            return tx.replayGuard.remember(sig, at(0), at(600_000));
+          }),
+        ).toBe(true);
+        expect(await run((tx) => tx.tenants.get(tenant.id))).toEqual(tenant);
+        expect(await subject.uow.autocommit((tx) => tx.replayGuard.remember(sig, at(1), at(600_001)))).toBe(
+          false,
+        );
+        const boom = new Error("boom");
+        expect(await rejection(subject.uow.autocommit(() => Promise.reject(boom)))).toBe(boom);
+      });
+
+      it("runs beside units of work in flight without joining them", async () => {
+        const tenant = await newTenant();
+        const sig = unique("sig");
+        let release!: () => void;
+        const held = new Promise<void>((r) => {
+          release = r;
+        });
+        // A unit that writes, then waits, then fails: its write must not take the autocommit's with it.
+        const failing = run(async (tx) => {
+          await tx.tenants.upsert({ ...tenant, name: "changed" });
+          await held;
+          throw new Error("undo");
+        }).catch((e: unknown) => e);
+        const remembered = subject.uow.autocommit((tx) => tx.replayGuard.remember(sig, at(0), at(600_000)));
+        release();
+        expect(await failing).toEqual(new Error("undo"));
+        expect(await remembered).toBe(true);
+        expect(await subject.uow.autocommit((tx) => tx.replayGuard.remember(sig, at(1), at(600_001)))).toBe(
+          false,
+        );
+        expect((await run((tx) => tx.tenants.get(tenant.id)))?.name).toBe(tenant.name);
+      });
+    });
+
     describe("tenants", () => {
       it("round-trips a tenant exactly, JSON fields and fractional rates included", async () => {
         const tenant = tenantFixture(unique("tn"), { defaultProfile: null });
@@ -243,6 +285,31 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.tenants.getSigningKey(stranger.id, "k1"))).toBeNull();
         expect(await run((tx) => tx.tenants.listSigningKeys(stranger.id))).toEqual([]);
       });
+    });
+
+    it("finds a request's credentials in one read: the API key's tenant and its kid, in autocommit too", async () => {
+      const tenant = tenantFixture(unique("tn"), { ipAllowlist: ["10.0.0.0/8"], scopes: ["wallets:read"] });
+      const stranger = await newTenant();
+      const hash = unique("cred").padEnd(64, "0").slice(0, 64);
+      const key = signingKeyFixture(tenant.id, "k1", { createdAt: at(1), expiresAt: at(86_400_000) });
+      await run(async (tx) => {
+        await tx.tenants.upsert(tenant);
+        await tx.tenants.addApiKeyHash(tenant.id, hash);
+        await tx.tenants.addSigningKey(key);
+        await tx.tenants.addSigningKey(signingKeyFixture(stranger.id, "k2"));
+      });
+      for (const uowRun of [run, <T>(w: (tx: Tx) => Promise<T>) => subject.uow.autocommit(w)]) {
+        expect(await uowRun((tx) => tx.tenants.findCredentials(hash, "k1"))).toEqual({
+          tenant,
+          signingKey: key,
+        });
+        // A kid of another tenant is not this tenant's key.
+        expect(await uowRun((tx) => tx.tenants.findCredentials(hash, "k2"))).toEqual({
+          tenant,
+          signingKey: null,
+        });
+        expect(await uowRun((tx) => tx.tenants.findCredentials(hash.replace(/^./, "-"), "k1"))).toBeNull();
+      }
     });
 
     describe("replay guard", () => {
