@@ -1,12 +1,15 @@
+import { StoreUnavailableError } from "@wallet/ledger-core";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inCodeMigrationProvider } from "../src/migrations/migration-provider.js";
 import { exactIntegerTypes } from "../src/postgres/exact-integer-types.js";
+import { prepareTemplates } from "../src/postgres/prepared-templates.js";
 import type { Database } from "../src/schema/database.js";
-import { queryTemplate } from "../src/shared/query-template.js";
+import { preparedStatementName, queryTemplate } from "../src/shared/query-template.js";
 import type { SqlDialect } from "../src/shared/sql-dialect.js";
+import { mapStoreError } from "../src/shared/store-errors.js";
 import { safeIntegerDatabase } from "../src/sqlite/safe-integer-database.js";
 import { createFreshPostgresDatabase, type FreshPostgresDatabase, postgresTestUrl } from "../src/testing.js";
 import { unique } from "./contract/fixtures.js";
@@ -212,3 +215,68 @@ function describeTemplates(dialect: SqlDialect, open: () => Promise<Engine>) {
     });
   });
 }
+
+describe.runIf(baseUrl)("templates as prepared statements (postgres)", () => {
+  let fresh: FreshPostgresDatabase;
+  let db: Kysely<Database>;
+  let admin: pg.Client;
+  beforeAll(async () => {
+    fresh = await createFreshPostgresDatabase(baseUrl!);
+    // One connection, so every statement below runs on the client whose prepared statements we read.
+    const pool = new pg.Pool({ connectionString: fresh.url, max: 1, types: exactIntegerTypes });
+    pool.on("connect", prepareTemplates);
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    admin = new pg.Client({ connectionString: fresh.url });
+    await admin.connect();
+    await admin.query(
+      "create table probe (id integer primary key, label text); insert into probe values (1, 'one')",
+    );
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await db?.destroy();
+    await fresh?.drop();
+  });
+
+  const target = () => ({ trx: db, dialect: "postgres" as const });
+  const prepared = async () =>
+    (
+      await sql<{
+        name: string;
+        statement: string;
+      }>`select name, statement from pg_prepared_statements`.execute(db)
+    ).rows;
+  // A table outside the schema, so a migration-like change can be made under the template.
+  const probe = queryTemplate((d, p: { id: number }) =>
+    (d as unknown as Kysely<{ probe: { id: number; label: string } }>)
+      .selectFrom("probe")
+      .selectAll()
+      .where("id", "=", p.id),
+  );
+
+  it("prepares a template's SQL once per connection under a stable name; other SQL stays unnamed", async () => {
+    expect(await probe.rows(target(), { id: 1 })).toEqual([{ id: 1, label: "one" }]);
+    expect(await probe.rows(target(), { id: 2 })).toEqual([]);
+    const sqlText = `select * from "probe" where "id" = $1`;
+    const name = preparedStatementName(sqlText);
+    expect(name).toMatch(/^wallet_q\d+$/);
+    const statements = await prepared();
+    expect(statements.filter((s) => s.statement === sqlText).map((s) => s.name)).toEqual([`${name}_0`]);
+    await sql`select 1 as one`.execute(db);
+    expect((await prepared()).map((s) => s.statement)).not.toContain("select 1 as one");
+  });
+
+  it("prepares again under a new name once a table changed under a prepared SELECT *", async () => {
+    await probe.rows(target(), { id: 1 });
+    await admin.query("alter table probe add column extra text default 'x'");
+    // Postgres refuses the stale plan once (0A000)...
+    const stale = await probe.rows(target(), { id: 1 }).catch((e: unknown) => e);
+    expect(stale).toMatchObject({ code: "0A000" });
+    // A retryable 503 for the request that met it, not a 500.
+    expect(mapStoreError(stale)).toBeInstanceOf(StoreUnavailableError);
+    // ...and the next call prepares the new shape.
+    expect(await probe.rows(target(), { id: 1 })).toEqual([{ id: 1, label: "one", extra: "x" }]);
+    const name = preparedStatementName(`select * from "probe" where "id" = $1`);
+    expect((await prepared()).map((s) => s.name)).toContain(`${name}_1`);
+  });
+});

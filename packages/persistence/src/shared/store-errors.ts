@@ -73,6 +73,8 @@ const unavailableMessages = [
   "Cannot use a pool after calling end",
   "Client was closed and is not queryable",
   "The database connection is not open",
+  // A prepared statement met a table migrated under it: the client prepares it again next time.
+  "cached plan must not change result type",
 ];
 
 /** True for failures of reaching the store rather than of the statement. */
