@@ -9,6 +9,8 @@ export interface OpenStoreOptions {
   groupCommit?: GroupCommitOptions | false;
   /** Postgres connections in the pool; default 10. Ignored by SQLite (one connection). */
   poolSize?: number;
+  /** Postgres: run the hot statements as named prepared statements; default true. */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface OpenStoreOptions {
  * Does not migrate; call `store.migrate()`.
  */
 export function openStore(url: string, options: OpenStoreOptions = {}): Store {
-  const { groupCommit, poolSize } = options;
+  const { groupCommit, poolSize, preparedStatements } = options;
   if (url.startsWith("sqlite:")) {
     const filename = url.slice("sqlite:".length);
     if (filename === "") throw new Error("sqlite: URL needs a file path, e.g. sqlite:./data/wallet.db");
@@ -28,6 +30,7 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
       connectionString: url,
       ...(groupCommit === undefined ? {} : { groupCommit }),
       ...(poolSize === undefined ? {} : { poolSize }),
+      ...(preparedStatements === undefined ? {} : { preparedStatements }),
     });
   }
   // Never echo the URL: it may carry a password.

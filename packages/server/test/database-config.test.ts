@@ -16,10 +16,12 @@ describe("database section of the config", () => {
   it("switches group commit either way and passes its tuning and the pool size through", () => {
     const on = withDatabase({
       poolSize: 16,
+      preparedStatements: false,
       groupCommit: { enabled: true, maxBatch: 32, maxWaitMs: 2, writers: 4 },
     });
     expect(toStoreOptions("postgres://db/wallet", on.database)).toEqual({
       poolSize: 16,
+      preparedStatements: false,
       groupCommit: { maxBatch: 32, maxWaitMs: 2, writers: 4 },
     });
     const off = withDatabase({ groupCommit: { enabled: false, maxBatch: 32 } });
@@ -34,6 +36,7 @@ describe("database section of the config", () => {
 
   it.each([
     [{ poolSize: 0 }, "config: database.poolSize: expected an integer from 1 to 1000"],
+    [{ preparedStatements: "yes" }, "config: database.preparedStatements"],
     [
       { groupCommit: { maxBatch: 0 } },
       "config: database.groupCommit.maxBatch: expected an integer from 1 to 10000",

@@ -220,6 +220,8 @@ const tenantSchema = object({
 const databaseSchema = object({
   /** Postgres connections in the pool (SQLite has one). Default 10. */
   poolSize: v.optional(integer(1, 1000)),
+  /** Postgres: the hot statements as named prepared statements. Default true. */
+  preparedStatements: v.optional(bool),
   groupCommit: v.optional(
     object({
       enabled: v.optional(bool),

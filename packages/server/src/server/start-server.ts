@@ -126,6 +126,7 @@ export async function openCheckedStore(
 export function toStoreOptions(databaseUrl: string, database: DatabaseConfig | undefined): OpenStoreOptions {
   const out: OpenStoreOptions = {};
   if (database?.poolSize !== undefined) out.poolSize = database.poolSize;
+  if (database?.preparedStatements !== undefined) out.preparedStatements = database.preparedStatements;
   const { enabled, maxBatch, maxWaitMs, writers } = database?.groupCommit ?? {};
   const on = enabled ?? databaseUrl.startsWith("sqlite:");
   out.groupCommit = on
