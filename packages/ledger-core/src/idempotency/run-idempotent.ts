@@ -1,3 +1,4 @@
+import { postingsLast } from "../ledger/posting.js";
 import { type DomainError, isDomainError, refuse } from "../shared/errors.js";
 import type { Clock } from "../shared/ports.js";
 import type { Tx, UnitOfWork } from "../store/unit-of-work.js";
@@ -26,7 +27,8 @@ export const IDEMPOTENCY_LOCK_SECONDS = 60;
  *    duplicates). An existing completed record is replayed; another request under the same key is
  *    `IdempotencyKeyReused`; a claim still running is `IdempotencyKeyInUse`.
  * 2. Run `work` in one transaction that also stores its response, so a committed change always has
- *    its stored answer and a crash leaves neither.
+ *    its stored answer and a crash leaves neither. The response is stored before the postings to
+ *    shared accounts (`postingsLast`), which hold the tenant's hottest rows until COMMIT.
  * 3. A refusal rolls the work back; `storeRefusal` decides whether it is stored (404/409/422) so a
  *    retry gets the same answer, or released (anything else) so a retry runs again.
  */
@@ -59,11 +61,9 @@ export async function runIdempotent(
   }
 
   try {
-    const response = await uow.run(async (tx) => {
-      const r = await work(tx);
-      await tx.idempotency.complete(claim.tenantId, claim.key, r);
-      return r;
-    });
+    const response = await uow.run((tx) =>
+      postingsLast(tx, work, (r) => tx.idempotency.complete(claim.tenantId, claim.key, r)),
+    );
     return { replayed: false, response };
   } catch (e) {
     const stored = isDomainError(e) ? storeRefusal(e) : null;

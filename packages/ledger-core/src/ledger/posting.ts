@@ -23,6 +23,50 @@ export async function lockSharedAndPost(
   locked: ReadonlyMap<string, number>,
   codeFor: (accountKey: string) => ErrorCode,
 ): Promise<void> {
+  const deferred = deferredPostings.get(tx);
+  if (deferred) {
+    deferred.push(() => postNow(tx, journal, locked, codeFor));
+    return;
+  }
+  await postNow(tx, journal, locked, codeFor);
+}
+
+/** Postings `postingsLast` holds back, per transaction. */
+const deferredPostings = new WeakMap<Tx, (() => Promise<void>)[]>();
+
+/**
+ * Runs a use case whose last step is `lockSharedAndPost` (every write route's), then `before`,
+ * then the postings it held back, in order: in an idempotent write the stored answer is written
+ * before the shared accounts are locked, so the hottest rows (a tenant's prefund) stay locked for
+ * the posting and COMMIT only. A refused posting still fails the whole unit of work.
+ *
+ * Only for work that reads nothing its postings change (they come last in every use case).
+ */
+export async function postingsLast<T>(
+  tx: Tx,
+  work: (tx: Tx) => Promise<T>,
+  before: (value: T) => Promise<void>,
+) {
+  invariant(!deferredPostings.has(tx), "postingsLast does not nest");
+  const deferred: (() => Promise<void>)[] = [];
+  deferredPostings.set(tx, deferred);
+  let value: T;
+  try {
+    value = await work(tx);
+  } finally {
+    deferredPostings.delete(tx);
+  }
+  await before(value);
+  for (const post of deferred) await post();
+  return value;
+}
+
+async function postNow(
+  tx: Tx,
+  journal: Journal,
+  locked: ReadonlyMap<string, number>,
+  codeFor: (accountKey: string) => ErrorCode,
+): Promise<void> {
   const keys = new Set(journal.entries.map((e) => e.accountKey));
   const shared = inLockOrder(
     journal.currency,
