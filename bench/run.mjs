@@ -351,6 +351,11 @@ async function postgresGroup() {
   const ledgerGroupDb = `wallet_bench_ledger_gc_${suffix}`;
   await createDatabase(url, ledgerGroupDb);
   cleanups.push(() => dropDatabase(url, ledgerGroupDb));
+  const ledgerBeforeDb = `wallet_bench_ledger_before_${suffix}`;
+  if (settings.compareTree !== null) {
+    await createDatabase(url, ledgerBeforeDb);
+    cleanups.push(() => dropDatabase(url, ledgerBeforeDb));
+  }
   const ledger = await child(
     "servers/ledger-server.mjs",
     ledgerOptions(withDatabase(url, ledgerDb), { database: { poolSize: settings.pgConnections } }),
@@ -365,6 +370,15 @@ async function postgresGroup() {
       },
     }),
   );
+  const before =
+    settings.compareTree === null
+      ? null
+      : await child(
+          join(settings.compareTree, "bench", "servers", "ledger-server.mjs"),
+          ledgerOptions(withDatabase(url, ledgerBeforeDb), {
+            database: { poolSize: settings.pgConnections },
+          }),
+        );
   const credits = (server, round, what) =>
     load(
       server.info.url,
@@ -381,9 +395,10 @@ async function postgresGroup() {
     pgbench: () => pgbenchRun(url, pgbenchDb, { clients: settings.pgConnections, seconds: settings.seconds }),
     ledger: (round) => credits(ledger, round, "pg"),
     ledgerGroupCommit: (round) => credits(ledgerGrouped, round, "pggc"),
+    ...(before ? { ledgerBefore: (round) => credits(before, round, "pgbefore") } : {}),
   });
   rssMb.postgres = (await ledger.call("rss")).rssMb;
-  await Promise.all([ledger, ledgerGrouped].map(stopChild));
+  await Promise.all([ledger, ledgerGrouped, ...(before ? [before] : [])].map(stopChild));
   const s = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, summary(v)]));
   details.postgres = s;
   addThroughput("baseline.pgbench.tpcb", "tx/s", s.pgbench, null, null);
@@ -401,6 +416,22 @@ async function postgresGroup() {
     "baseline.pgbench.tpcb",
     s.pgbench,
   );
+  if (s.ledgerBefore) {
+    addThroughput(
+      "compare.before.http.postgres.credit.vs_pgbench_tpcb",
+      "req/s",
+      s.ledgerBefore,
+      "baseline.pgbench.tpcb",
+      s.pgbench,
+    );
+    addThroughput(
+      "http.postgres.credit.after_vs_before",
+      "req/s",
+      s.ledger,
+      "compare.before.http.postgres.credit",
+      s.ledgerBefore,
+    );
+  }
 }
 
 async function statementGroup() {
