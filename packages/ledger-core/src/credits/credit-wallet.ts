@@ -6,11 +6,12 @@ import { accountKeys } from "../ledger/accounts.js";
 import { entriesOf } from "../ledger/journal.js";
 import { lockSharedAndPost } from "../ledger/posting.js";
 import { assertClientReferenceUnused } from "../operations/client-reference.js";
-import { createOperation, transitionOperation } from "../operations/lifecycle.js";
+import { createAndTransitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import type { OperationView } from "../operations/views.js";
 import { toOperationView } from "../operations/views.js";
 import { assertPositiveAmount } from "../shared/money.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 
@@ -38,7 +39,7 @@ export async function creditWallet(
   const party = await loadWalletParty(deps, tx, tenantId, input.walletUid);
   const { wallet } = party;
   const now = deps.clock.now();
-  const at = now.toISOString();
+  const at = iso(now);
   const prefund = accountKeys.prefund(tenantId);
   const walletKey = accountKeys.wallet(wallet.uid);
   // Charges, when a wallet_credit schedule exists, are paid by the wallet out of what it receives.
@@ -95,8 +96,7 @@ export async function creditWallet(
     createdAt: at,
     entries,
   };
-  await createOperation(tx, op, "api_client");
-  await transitionOperation(tx, op, "completed", at, "system");
+  await createAndTransitionOperation(tx, op, "api_client", "completed", at, "system");
   const view = toOperationView(op);
   await emitEvent(deps, tx, ctx.tenant, "wallet_credit.completed", op.uid, "operation", view, at);
   // A prefund that cannot cover it refuses here, undoing everything above with the transaction.

@@ -1,18 +1,11 @@
 import type { Tx } from "../store/unit-of-work.js";
-import type { ActorType, Operation, OperationState } from "./model.js";
+import type { ActorType, Operation, OperationState, TimelineEvent } from "./model.js";
 import { assertTransition, finalStates } from "./model.js";
 
 /** Inserts a new operation in state `created` with timeline event 0 (fromState null). */
 export async function createOperation(tx: Tx, op: Operation, actorType: ActorType): Promise<void> {
   await tx.operations.insert(op);
-  await tx.operations.appendTimeline({
-    operationUid: op.uid,
-    sequenceNo: 0,
-    fromState: null,
-    toState: op.state,
-    occurredAt: op.createdAt,
-    actorType,
-  });
+  await tx.operations.appendTimeline(createdEvent(op, actorType));
 }
 
 /**
@@ -28,17 +21,51 @@ export async function transitionOperation(
 ): Promise<void> {
   assertTransition(op.state, to);
   const sequenceNo = await tx.operations.timelineLength(op.uid);
+  const event = advance(op, to, at, actorType, sequenceNo);
+  await tx.operations.update(op);
+  await tx.operations.appendTimeline(event);
+}
+
+/**
+ * `createOperation` then `transitionOperation` to `to`, the same writes in the same order, minus
+ * reading back the timeline's length: the operation was inserted just now, with its one event.
+ */
+export async function createAndTransitionOperation(
+  tx: Tx,
+  op: Operation,
+  createdBy: ActorType,
+  to: OperationState,
+  at: string,
+  transitionedBy: ActorType,
+): Promise<void> {
+  await tx.operations.insert(op);
+  await tx.operations.appendTimeline(createdEvent(op, createdBy));
+  assertTransition(op.state, to);
+  const event = advance(op, to, at, transitionedBy, 1);
+  await tx.operations.update(op);
+  await tx.operations.appendTimeline(event);
+}
+
+const createdEvent = (op: Operation, actorType: ActorType): TimelineEvent => ({
+  operationUid: op.uid,
+  sequenceNo: 0,
+  fromState: null,
+  toState: op.state,
+  occurredAt: op.createdAt,
+  actorType,
+});
+
+/** Moves `op` to `to` in place; returns the timeline event that records it. */
+function advance(
+  op: Operation,
+  to: OperationState,
+  at: string,
+  actorType: ActorType,
+  sequenceNo: number,
+): TimelineEvent {
   const from = op.state;
   op.state = to;
   op.updatedAt = at;
   if (op.completedAt === null && finalStates.includes(to)) op.completedAt = at;
-  await tx.operations.update(op);
-  await tx.operations.appendTimeline({
-    operationUid: op.uid,
-    sequenceNo,
-    fromState: from,
-    toState: to,
-    occurredAt: at,
-    actorType,
-  });
+  return { operationUid: op.uid, sequenceNo, fromState: from, toState: to, occurredAt: at, actorType };
 }
