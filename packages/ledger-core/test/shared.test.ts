@@ -6,7 +6,9 @@ import {
   canonicalJson,
   createUlidGenerator,
   idPrefixes,
+  iso,
   percentOfRoundHalfUp,
+  utcDayStart,
   utcIsoWeekStart,
 } from "../src/index.js";
 import { nodeHasher } from "./support/core.js";
@@ -155,5 +157,41 @@ describe("UTC periods", () => {
     expect(utcIsoWeekStart(new Date("2026-11-23T00:00:00.000Z")).toISOString()).toBe(
       "2026-11-23T00:00:00.000Z",
     ); // Monday
+  });
+});
+
+describe("timestamps", () => {
+  /** Every time value a Date can hold, weighted towards the fast path's edges. */
+  const times = fc.oneof(
+    fc.integer({ min: -8.64e15, max: 8.64e15 }),
+    fc.integer({ min: -2_000, max: 2_000 }),
+    fc.integer({ min: 253_402_300_798_000, max: 253_402_300_802_000 }),
+    fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }),
+  );
+
+  it("iso writes what toISOString writes, for any date (property)", () => {
+    fc.assert(
+      fc.property(times, (t) => {
+        expect(iso(new Date(t))).toBe(new Date(t).toISOString());
+      }),
+      { numRuns: 2_000 },
+    );
+    // Consecutive milliseconds across second, day and year boundaries (its per-second text).
+    for (let t = Date.UTC(2026, 11, 31, 23, 59, 59, 990); t < Date.UTC(2027, 0, 1, 0, 0, 0, 10); t++) {
+      expect(iso(new Date(t))).toBe(new Date(t).toISOString());
+    }
+    expect(() => iso(new Date(Number.NaN))).toThrow(RangeError);
+  });
+
+  it("utcDayStart is midnight UTC of the same calendar day, for any date (property)", () => {
+    fc.assert(
+      fc.property(times, (t) => {
+        const d = new Date(t);
+        const calendar = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+        expect(utcDayStart(d).getTime()).toBe(calendar);
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(Number.isNaN(utcDayStart(new Date(Number.NaN)).getTime())).toBe(true);
   });
 });

@@ -22,7 +22,8 @@ export async function emitEvent(
   if (!webhookWants(tenant.webhook, type)) return;
   const seq = await tx.outbox.nextSeq(resourceUid);
   const id = deps.ids.next("event");
-  const dedupKey = `${resourceUid}:${type}:${seq}`;
+  // Joined: one flat string (the event keeps it, and its body serializes it).
+  const dedupKey = [resourceUid, ":", type, ":", seq].join("");
   const body = JSON.stringify({
     id,
     type,

@@ -1,6 +1,7 @@
 import type { ActorType, Operation, OperationState, ProviderState, TimelineEvent } from "./model.js";
 
 export const TENANT_API_PREFIX = "/api/v1/tenant";
+const operationsPath = `${TENANT_API_PREFIX}/operations/`;
 
 /** The operation projection: every money-moving write, GET /operations/{uid} and operation events. */
 export interface OperationView {
@@ -47,9 +48,10 @@ export function toOperationView(op: Operation): OperationView {
     clientReference: op.clientReference,
     createdAt: op.createdAt,
     completedAt: op.completedAt,
+    // Joined: flat strings, which serializing them (every operation event) needs.
     links: {
-      self: `${TENANT_API_PREFIX}/operations/${op.uid}`,
-      receipt: `${TENANT_API_PREFIX}/operations/${op.uid}/receipt`,
+      self: [operationsPath, op.uid].join(""),
+      receipt: [operationsPath, op.uid, "/receipt"].join(""),
     },
   };
   if (op.type === "topup_c2b" && op.intentReference !== null && op.expiresAt !== null) {

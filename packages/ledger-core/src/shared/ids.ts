@@ -17,6 +17,11 @@ export const idPrefixes = {
 
 export type IdKind = keyof typeof idPrefixes;
 
+/** `cus_`, `wal_`, ...: what each id starts with. */
+const idHeads = Object.fromEntries(
+  Object.entries(idPrefixes).map(([kind, prefix]) => [kind, `${prefix}_`]),
+) as Record<IdKind, string>;
+
 /** Produces prefixed, time-ordered ids: `op_01JD...`. */
 export interface IdGenerator {
   next(kind: IdKind): string;
@@ -73,7 +78,9 @@ export function createUlidGenerator(clock: Clock, random: RandomSource): IdGener
           if (i < 15) encodeHead();
         }
       }
-      return `${idPrefixes[kind]}_${head}${CROCKFORD[digits[15]!]}`;
+      // Joined rather than concatenated: one flat string, not a tree of the pieces that V8 would
+      // flatten again each time the id is hashed, compared or serialized.
+      return [idHeads[kind], head, CROCKFORD[digits[15]!]].join("");
     },
   };
 }
