@@ -201,6 +201,32 @@ describe("memory store: undo log", () => {
     expect([...u]).toEqual([["u", undefined]]);
     expect(list).toEqual([1]);
   });
+
+  it("rolls back adds and replaces (keys the caller read first) like sets", () => {
+    const log = new UndoLog();
+    const m = new Map<string, number>([
+      ["a", 1],
+      ["b", 2],
+    ]);
+    log.begin();
+    log.add(m, "c", 3);
+    log.replace(m, "a", 1, 10);
+    log.replace(m, "c", 3, 30);
+    expect([...m]).toEqual([
+      ["a", 10],
+      ["b", 2],
+      ["c", 30],
+    ]);
+    log.rollback();
+    expect([...m]).toEqual([
+      ["a", 1],
+      ["b", 2],
+    ]);
+    expect(() => log.add(m, "d", 4)).toThrow(/outside a unit of work/);
+    expect(() => log.replace(m, "a", 1, 5)).toThrow(/outside a unit of work/);
+    expect(m.get("a")).toBe(1);
+    expect(m.has("d")).toBe(false);
+  });
 });
 
 /** The record with every object-valued member present (not null): all a copy must not share. */

@@ -27,6 +27,8 @@ import {
   copyOutboxEvent,
   copyTimelineEvent,
   copyWallet,
+  flatten,
+  storedOutboxEvent,
 } from "./record-copies.js";
 import { UndoLog } from "./undo-log.js";
 import { countsTowardLimits, WalletDayTotals } from "./wallet-day-totals.js";
@@ -68,7 +70,12 @@ export interface MemoryStore {
   state: MemoryState;
 }
 
-const acct = (currency: string, key: string) => `${key}/${currency}`;
+/**
+ * An account's id in `accounts`, in one piece (`flatten`): the callers' keys are concatenations
+ * made afresh by every request, and V8 would flatten such a key into a scratch buffer again to
+ * hash it and again to compare it with the stored key on every lookup.
+ */
+const acct = (currency: string, key: string) => flatten(`${key}/${currency}`);
 const newMap = <K, V>() => new Map<K, V>();
 const newArray = <T>(): T[] => [];
 
@@ -347,10 +354,10 @@ export function createMemoryStore(): MemoryStore {
           const byType = log.ensure(opByReference, op.tenantId, newMap<string, Map<string, string>>);
           const refs = log.ensure(byType, op.type, newMap<string, string>);
           if (refs.has(op.clientReference)) throw conflict("clientReference already used");
-          log.set(refs, op.clientReference, op.uid);
+          log.add(refs, op.clientReference, op.uid);
         }
         const stored = copyOperation(op);
-        setIn(s.operations, op.uid, stored);
+        log.add(s.operations, op.uid, stored);
         indexWallet(op.sourceWalletUid, op.uid);
         if (op.destinationWalletUid !== op.sourceWalletUid) indexWallet(op.destinationWalletUid, op.uid);
         dayTotals.insert(stored);
@@ -366,7 +373,7 @@ export function createMemoryStore(): MemoryStore {
         after.currency = before.currency;
         after.clientReference = before.clientReference;
         after.createdAt = before.createdAt;
-        setIn(s.operations, op.uid, after);
+        log.replace(s.operations, op.uid, before, after);
         reindexWallets(before, after);
         dayTotals.replace(before, after);
       },
@@ -381,8 +388,11 @@ export function createMemoryStore(): MemoryStore {
       appendTimeline: async (e) => {
         const list = s.timeline.get(e.operationUid);
         invariant((list?.length ?? 0) === e.sequenceNo, "timeline sequence numbers are consecutive");
-        if (list) pushTo(list, copyTimelineEvent(e));
-        else setIn(s.timeline, e.operationUid, [copyTimelineEvent(e)]);
+        // A new list of the exact length each time (`concat` allocates no spare room): a list
+        // grown by `push` keeps room for 16 more events, and an operation has a handful.
+        const event = [copyTimelineEvent(e)];
+        if (list) log.replace(s.timeline, e.operationUid, list, list.concat(event));
+        else log.add(s.timeline, e.operationUid, event);
       },
       timeline: async (uid) => (s.timeline.get(uid) ?? []).map(copyTimelineEvent),
       timelineLength: async (uid) => s.timeline.get(uid)?.length ?? 0,
@@ -419,9 +429,11 @@ export function createMemoryStore(): MemoryStore {
     outbox: {
       nextSeq: async (resourceUid) => (outboxSeq.get(resourceUid) ?? 0) + 1,
       append: async (e) => {
-        invariant(e.seq > (outboxSeq.get(e.resourceUid) ?? 0), "outbox seq is unique per resource");
-        log.set(outboxSeq, e.resourceUid, e.seq);
-        pushTo(s.outbox, copyOutboxEvent(e));
+        const last = outboxSeq.get(e.resourceUid);
+        invariant(e.seq > (last ?? 0), "outbox seq is unique per resource");
+        if (last === undefined) log.add(outboxSeq, e.resourceUid, e.seq);
+        else log.replace(outboxSeq, e.resourceUid, last, e.seq);
+        pushTo(s.outbox, storedOutboxEvent(e));
       },
       list: async (tenantId) =>
         s.outbox.filter((e) => tenantId === undefined || e.tenantId === tenantId).map(copyOutboxEvent),

@@ -44,7 +44,23 @@ export class UndoLog {
   }
 
   set<K, V>(m: Map<K, V>, k: K, v: V): void {
-    this.record(restore, m, k, m.has(k) ? m.get(k) : absent);
+    this.assertOpen();
+    // Two lookups, not three: whether the key was there shows in the size.
+    const size = m.size;
+    const prev = m.get(k);
+    m.set(k, v);
+    this.steps.push(restore, m, k, m.size === size ? prev : absent);
+  }
+
+  /** `set` of a key the caller just found absent. */
+  add<K, V>(m: Map<K, V>, k: K, v: V): void {
+    this.record(restore, m, k, absent);
+    m.set(k, v);
+  }
+
+  /** `set` of a key the caller just found holding `current`. */
+  replace<K, V>(m: Map<K, V>, k: K, current: V, v: V): void {
+    this.record(restore, m, k, current);
     m.set(k, v);
   }
 
@@ -76,7 +92,11 @@ export class UndoLog {
 
   /** Logs the step undoing a mutation about to be made: none is made outside a unit of work. */
   private record(kind: Undo, target: unknown, key: unknown, prev: unknown): void {
-    invariant(this.open, "memory store used outside a unit of work");
+    this.assertOpen();
     this.steps.push(kind, target, key, prev);
+  }
+
+  private assertOpen(): void {
+    invariant(this.open, "memory store used outside a unit of work");
   }
 }

@@ -35,6 +35,8 @@ export class WalletDayTotals {
   private readonly days = new Map<string, Map<string, DayTotal>>();
   /** Counted operations per wallet whose createdAt has no canonical day: that wallet is scanned. */
   private readonly irregular = new Map<string, number>();
+  /** The last `sinceIso` found to be a canonical midnight. */
+  private lastMidnight = "";
 
   constructor(private readonly log: UndoLog) {}
 
@@ -62,7 +64,7 @@ export class WalletDayTotals {
 
   /** The port's `sumForWallet` from the totals, or null when only a scan can answer exactly. */
   sum(walletUid: string, sinceIso: string, direction: SumDirection): number | null {
-    if (!canonicalMidnight.test(sinceIso) || (this.irregular.get(walletUid) ?? 0) > 0) return null;
+    if (!this.isMidnight(sinceIso) || (this.irregular.get(walletUid) ?? 0) > 0) return null;
     const days = this.days.get(walletUid);
     if (days === undefined) return 0;
     const since = sinceIso.slice(0, 10);
@@ -74,6 +76,14 @@ export class WalletDayTotals {
       if (!Number.isSafeInteger(total)) return null;
     }
     return total;
+  }
+
+  /** Whether `sinceIso` is a canonical UTC midnight; the last one seen is remembered (a day's). */
+  private isMidnight(sinceIso: string): boolean {
+    if (sinceIso === this.lastMidnight) return true;
+    if (!canonicalMidnight.test(sinceIso)) return false;
+    this.lastMidnight = sinceIso;
+    return true;
   }
 
   private apply(op: Operation, sign: 1 | -1): void {
