@@ -9,7 +9,7 @@ import { entriesOf } from "../ledger/journal.js";
 import { lockSharedAndPost } from "../ledger/posting.js";
 import type { Mandate } from "../mandates/model.js";
 import { assertClientReferenceUnused } from "../operations/client-reference.js";
-import { createOperation, transitionOperation } from "../operations/lifecycle.js";
+import { createAndTransitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import type { OperationView } from "../operations/views.js";
 import { toOperationView } from "../operations/views.js";
@@ -140,8 +140,7 @@ export async function recordDebit(
           },
         }
       : null;
-  await createOperation(tx, op, "api_client");
-  await transitionOperation(tx, op, outcome.state, at, "system");
+  await createAndTransitionOperation(tx, op, "api_client", outcome.state, at, "system");
   const view = toOperationView(op);
   await emitEvent(deps, tx, ctx.tenant, `wallet_debit.${outcome.state}`, op.uid, "operation", view, at);
   if (posting) await lockSharedAndPost(tx, posting.journal, posting.locked, () => "InsufficientFunds");

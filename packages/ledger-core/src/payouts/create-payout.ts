@@ -10,7 +10,7 @@ import { accountKeys } from "../ledger/accounts.js";
 import { assertCovered, entriesOf } from "../ledger/journal.js";
 import { lockSharedAndPost } from "../ledger/posting.js";
 import { assertClientReferenceUnused } from "../operations/client-reference.js";
-import { createOperation, transitionOperation } from "../operations/lifecycle.js";
+import { createAndTransitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import type { OperationView } from "../operations/views.js";
 import { toOperationView } from "../operations/views.js";
@@ -207,8 +207,7 @@ export async function createPayout(
     createdAt: at,
     entries,
   };
-  await createOperation(tx, op, "api_client");
-  await transitionOperation(tx, op, "processing", at, "system");
+  await createAndTransitionOperation(tx, op, "api_client", "processing", at, "system");
   await lockSharedAndPost(tx, journal, balances, () => "InsufficientFunds");
   return toOperationView(op);
 }

@@ -1,7 +1,7 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { chargesFor } from "../fees/fee-engine.js";
 import { assertClientReferenceUnused } from "../operations/client-reference.js";
-import { createOperation, transitionOperation } from "../operations/lifecycle.js";
+import { createAndTransitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import type { OperationDetailView, OperationView } from "../operations/views.js";
 import { toOperationDetailView, toOperationView } from "../operations/views.js";
@@ -123,8 +123,7 @@ export async function createTopupIntent(
     fundsMovedAt: null,
     updatedAt: at,
   };
-  await createOperation(tx, op, "api_client");
-  await transitionOperation(tx, op, "pending_provider", at, "system");
+  await createAndTransitionOperation(tx, op, "api_client", "pending_provider", at, "system");
   return toOperationView(op);
 }
 

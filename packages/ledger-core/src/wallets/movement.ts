@@ -3,7 +3,7 @@ import type { Customer } from "../customers/model.js";
 import { assertWithinLimits } from "../kyc/limits.js";
 import { accountKeys } from "../ledger/accounts.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
-import { utcDayStart, utcMonthStart } from "../shared/time.js";
+import { iso, utcDayStart, utcMonthStart } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { KycLevel } from "../tenants/catalog.js";
 import { findKycLevel } from "../tenants/catalog.js";
@@ -59,9 +59,9 @@ export async function assertMovementAllowed(
     (lockedBalances.get(accountKeys.wallet(wallet.uid)) ?? 0) +
     (lockedBalances.get(accountKeys.walletHold(wallet.uid)) ?? 0);
   const [dailyTotalMinor, monthlyOutTotalMinor] = await Promise.all([
-    tx.operations.sumForWallet(wallet.uid, utcDayStart(now).toISOString(), "both"),
+    tx.operations.sumForWallet(wallet.uid, iso(utcDayStart(now)), "both"),
     direction === "outbound"
-      ? tx.operations.sumForWallet(wallet.uid, utcMonthStart(now).toISOString(), "outbound")
+      ? tx.operations.sumForWallet(wallet.uid, iso(utcMonthStart(now)), "outbound")
       : 0,
   ]);
   assertWithinLimits({
