@@ -2,33 +2,17 @@ import { describe, expect, it } from "vitest";
 import type { Operation, OperationState } from "../src/index.js";
 import { createAndTransitionOperation, createOperation, transitionOperation } from "../src/index.js";
 import { createMemoryStore } from "../src/memory/index.js";
+import { operationFixture } from "./support/operation-fixture.js";
 
-const newOperation = (uid: string): Operation => ({
-  uid,
-  tenantId: "t1",
-  type: "wallet_credit",
-  state: "created",
-  amountMinor: 100,
-  feeMinor: 0,
-  taxMinor: 0,
-  currency: "KES",
-  clientReference: `ref-${uid}`,
-  customerUid: "cus_1",
-  sourceWalletUid: null,
-  destinationWalletUid: "wal_1",
-  counterpartyHint: null,
-  feeBreakdown: [],
-  provider: null,
-  mandateUid: null,
-  intentReference: null,
-  expiresAt: null,
-  details: null,
-  metadata: null,
-  createdAt: "2026-03-10T12:00:00.000Z",
-  completedAt: null,
-  fundsMovedAt: "2026-03-10T12:00:00.000Z",
-  updatedAt: "2026-03-10T12:00:00.000Z",
-});
+const newOperation = (uid: string): Operation =>
+  operationFixture({
+    uid,
+    state: "created",
+    clientReference: `ref-${uid}`,
+    customerUid: "cus_1",
+    destinationWalletUid: "wal_1",
+    completedAt: null,
+  });
 
 describe("operation lifecycle", () => {
   it.each<OperationState>(["completed", "failed", "processing", "pending_provider"])(

@@ -4,39 +4,15 @@ import type { Operation, OperationState, Tx } from "../src/index.js";
 import { createMemoryStore } from "../src/memory/index.js";
 import { UndoLog } from "../src/memory/undo-log.js";
 import { WalletDayTotals } from "../src/memory/wallet-day-totals.js";
+import { operationFixture } from "./support/operation-fixture.js";
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const directions = ["inbound", "outbound", "both"] as const;
 type Direction = (typeof directions)[number];
 
 let serial = 0;
-const op = (o: Partial<Operation> = {}): Operation => ({
-  uid: `op_${String(serial++).padStart(6, "0")}`,
-  tenantId: "t1",
-  type: "wallet_credit",
-  state: "completed",
-  amountMinor: 100,
-  feeMinor: 0,
-  taxMinor: 0,
-  currency: "KES",
-  clientReference: null,
-  customerUid: null,
-  sourceWalletUid: null,
-  destinationWalletUid: "wal_a",
-  counterpartyHint: null,
-  feeBreakdown: [],
-  provider: null,
-  mandateUid: null,
-  intentReference: null,
-  expiresAt: null,
-  details: null,
-  metadata: null,
-  createdAt: "2026-03-10T12:00:00.000Z",
-  completedAt: null,
-  fundsMovedAt: "2026-03-10T12:00:00.000Z",
-  updatedAt: "2026-03-10T12:00:00.000Z",
-  ...o,
-});
+const op = (o: Partial<Operation> = {}): Operation =>
+  operationFixture({ uid: `op_${String(serial++).padStart(6, "0")}`, ...o });
 
 /** The port's definition, by brute force, in exact integers: null when the answer is not a safe integer. */
 function bruteForce(ops: Iterable<Operation>, wallet: string, since: string, direction: Direction) {

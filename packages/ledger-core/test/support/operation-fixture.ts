@@ -1,0 +1,30 @@
+import type { Operation } from "../../src/index.js";
+
+/** A completed credit into `wal_a`, in ledger-core's own tests (persistence keeps its own fixtures). */
+export const operationFixture = (o: Partial<Operation> = {}): Operation => ({
+  uid: "op_1",
+  tenantId: "t1",
+  type: "wallet_credit",
+  state: "completed",
+  amountMinor: 100,
+  feeMinor: 0,
+  taxMinor: 0,
+  currency: "KES",
+  clientReference: null,
+  customerUid: null,
+  sourceWalletUid: null,
+  destinationWalletUid: "wal_a",
+  counterpartyHint: null,
+  feeBreakdown: [],
+  provider: null,
+  mandateUid: null,
+  intentReference: null,
+  expiresAt: null,
+  details: null,
+  metadata: null,
+  createdAt: "2026-03-10T12:00:00.000Z",
+  completedAt: null,
+  fundsMovedAt: "2026-03-10T12:00:00.000Z",
+  updatedAt: "2026-03-10T12:00:00.000Z",
+  ...o,
+});
