@@ -183,6 +183,21 @@ describe("timestamps", () => {
     expect(() => iso(new Date(Number.NaN))).toThrow(RangeError);
   });
 
+  it("iso stays exact when calls move between a few seconds, as a request's do (property)", () => {
+    // Instants drawn from six seconds in any order: more than it keeps, so kept seconds are hit,
+    // missed and replaced in every combination.
+    const seconds = [0, 1, 600, 86_400, 2_592_000, 31_536_000].map((s) => 1_790_000_000_000 + s * 1000);
+    const instant = fc.tuple(fc.constantFrom(...seconds), fc.integer({ min: 0, max: 999 }));
+    fc.assert(
+      fc.property(fc.array(instant, { minLength: 1, maxLength: 40 }), (instants) => {
+        for (const [second, ms] of instants) {
+          expect(iso(new Date(second + ms))).toBe(new Date(second + ms).toISOString());
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("utcDayStart is midnight UTC of the same calendar day, for any date (property)", () => {
     fc.assert(
       fc.property(times, (t) => {
