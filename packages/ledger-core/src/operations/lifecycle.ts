@@ -1,11 +1,18 @@
 import type { Tx } from "../store/unit-of-work.js";
-import type { ActorType, Operation, OperationState, TimelineEvent } from "./model.js";
+import type { ActorType, Operation, OperationState } from "./model.js";
 import { assertTransition, finalStates } from "./model.js";
 
 /** Inserts a new operation in state `created` with timeline event 0 (fromState null). */
 export async function createOperation(tx: Tx, op: Operation, actorType: ActorType): Promise<void> {
   await tx.operations.insert(op);
-  await tx.operations.appendTimeline(createdEvent(op, actorType));
+  await tx.operations.appendTimeline({
+    operationUid: op.uid,
+    sequenceNo: 0,
+    fromState: null,
+    toState: op.state,
+    occurredAt: op.createdAt,
+    actorType,
+  });
 }
 
 /**
@@ -20,10 +27,7 @@ export async function transitionOperation(
   actorType: ActorType,
 ): Promise<void> {
   assertTransition(op.state, to);
-  const sequenceNo = await tx.operations.timelineLength(op.uid);
-  const event = advance(op, to, at, actorType, sequenceNo);
-  await tx.operations.update(op);
-  await tx.operations.appendTimeline(event);
+  await advance(tx, op, to, at, actorType, await tx.operations.timelineLength(op.uid));
 }
 
 /**
@@ -38,34 +42,31 @@ export async function createAndTransitionOperation(
   at: string,
   transitionedBy: ActorType,
 ): Promise<void> {
-  await tx.operations.insert(op);
-  await tx.operations.appendTimeline(createdEvent(op, createdBy));
+  await createOperation(tx, op, createdBy);
   assertTransition(op.state, to);
-  const event = advance(op, to, at, transitionedBy, 1);
-  await tx.operations.update(op);
-  await tx.operations.appendTimeline(event);
+  await advance(tx, op, to, at, transitionedBy, 1);
 }
 
-const createdEvent = (op: Operation, actorType: ActorType): TimelineEvent => ({
-  operationUid: op.uid,
-  sequenceNo: 0,
-  fromState: null,
-  toState: op.state,
-  occurredAt: op.createdAt,
-  actorType,
-});
-
-/** Moves `op` to `to` in place; returns the timeline event that records it. */
-function advance(
+/** Moves `op` to `to` (a transition already checked) and records it as timeline event `sequenceNo`. */
+async function advance(
+  tx: Tx,
   op: Operation,
   to: OperationState,
   at: string,
   actorType: ActorType,
   sequenceNo: number,
-): TimelineEvent {
+): Promise<void> {
   const from = op.state;
   op.state = to;
   op.updatedAt = at;
   if (op.completedAt === null && finalStates.includes(to)) op.completedAt = at;
-  return { operationUid: op.uid, sequenceNo, fromState: from, toState: to, occurredAt: at, actorType };
+  await tx.operations.update(op);
+  await tx.operations.appendTimeline({
+    operationUid: op.uid,
+    sequenceNo,
+    fromState: from,
+    toState: to,
+    occurredAt: at,
+    actorType,
+  });
 }
