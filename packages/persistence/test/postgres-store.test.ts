@@ -234,4 +234,34 @@ describe.runIf(baseUrl)("Postgres store", () => {
       expect((await store.uow.run((tx) => tx.operations.get(tenant.id, op.uid)))?.state).toBe("completed");
     });
   });
+
+  it("runs the hot statements prepared, unless preparedStatements is false: a migration under one is a 503, then it recovers", async () => {
+    // A database of its own: the test changes the tenants table.
+    const own = await createFreshPostgresDatabase(baseUrl!);
+    const prepared = createPostgresStore({ connectionString: own.url, poolSize: 1 });
+    const unnamed = createPostgresStore({
+      connectionString: own.url,
+      poolSize: 1,
+      preparedStatements: false,
+    });
+    const ddl = new pg.Client({ connectionString: own.url });
+    try {
+      await prepared.migrate();
+      await ddl.connect();
+      const tenant = tenantFixture(unique("tn"));
+      await prepared.uow.run((tx) => tx.tenants.upsert(tenant));
+      const read = (s: Store) => s.uow.run((tx) => tx.tenants.get(tenant.id));
+      expect(await read(prepared)).toEqual(tenant);
+      expect(await read(unnamed)).toEqual(tenant);
+      // Another process migrates: a column appears under the prepared `select * from tenants`.
+      await ddl.query("alter table tenants add column added_later text");
+      expect(await read(unnamed)).toEqual(tenant);
+      await expect(read(prepared)).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(await read(prepared)).toEqual(tenant);
+    } finally {
+      await ddl.end();
+      await Promise.all([prepared.close(), unnamed.close()]);
+      await own.drop();
+    }
+  });
 });

@@ -40,7 +40,7 @@ export const SHAPES_MAX = 16;
 
 /**
  * The Postgres SQL texts of the kept shapes, each with a statement name: the store's clients run
- * them as named prepared statements (`preparing-client.ts`), parsed and planned once per
+ * them as named prepared statements (`postgres/prepared-templates.ts`), parsed and planned once per
  * connection. Bounded: templates are module constants and each keeps at most `SHAPES_MAX` shapes.
  */
 const preparedNames = new Map<string, string>();
