@@ -6,10 +6,9 @@ import type { GroupCommitOptions } from "../group-commit/group-commit.js";
 import type { Database } from "../schema/database.js";
 import { mapStoreError } from "../shared/store-errors.js";
 import { createSqlStore, type Store } from "../store.js";
+import { applyConnectionPragmas } from "./connection-pragmas.js";
 import { ImmediateSqliteDialect } from "./immediate-sqlite-dialect.js";
 import { safeIntegerDatabase } from "./safe-integer-database.js";
-
-const PAGE_CACHE_KIB = 64 * 1024;
 
 export interface SqliteStoreOptions {
   /** Path of the database file (parent directories are created), or `:memory:`. */
@@ -39,13 +38,7 @@ export function createSqliteStore({
     if (!inMemory) mkdirSync(dirname(filename), { recursive: true });
     raw = new BetterSqlite3(filename);
     raw.defaultSafeIntegers(true);
-    raw.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
-    if (!inMemory) raw.pragma("journal_mode = WAL");
-    raw.pragma("synchronous = NORMAL");
-    // 64 MiB of page cache instead of SQLite's 2 MiB: the operations table carries eight indexes,
-    // and a credit touches pages of most of them (docs/performance.md).
-    raw.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-    raw.pragma("foreign_keys = ON");
+    applyConnectionPragmas(raw, { inMemory, busyTimeoutMs });
   } catch (e) {
     throw mapStoreError(e);
   }
