@@ -39,7 +39,7 @@ describe("operation lifecycle", () => {
     },
   );
 
-  it("createAndTransitionOperation refuses a move the state machine forbids, after the insert", async () => {
+  it("createAndTransitionOperation refuses a move the state machine forbids, writing nothing", async () => {
     const store = createMemoryStore();
     await expect(
       store.uow.run((tx) =>
