@@ -1,5 +1,6 @@
 import type { GroupCommitOptions } from "./group-commit/group-commit.js";
 import { createPostgresStore } from "./postgres/create-postgres-store.js";
+import type { SqliteSynchronous } from "./sqlite/connection-pragmas.js";
 import { createSqliteStore } from "./sqlite/create-sqlite-store.js";
 import type { Store } from "./store.js";
 
@@ -11,6 +12,8 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** Postgres: run the hot statements as named prepared statements; default true. */
   preparedStatements?: boolean;
+  /** SQLite: when a commit reaches the disk; default `full`. Ignored by Postgres. */
+  sqliteSynchronous?: SqliteSynchronous;
 }
 
 /**
@@ -19,11 +22,15 @@ export interface OpenStoreOptions {
  * Does not migrate; call `store.migrate()`.
  */
 export function openStore(url: string, options: OpenStoreOptions = {}): Store {
-  const { groupCommit, poolSize, preparedStatements } = options;
+  const { groupCommit, poolSize, preparedStatements, sqliteSynchronous } = options;
   if (url.startsWith("sqlite:")) {
     const filename = url.slice("sqlite:".length);
     if (filename === "") throw new Error("sqlite: URL needs a file path, e.g. sqlite:./data/wallet.db");
-    return createSqliteStore({ filename, ...(groupCommit === undefined ? {} : { groupCommit }) });
+    return createSqliteStore({
+      filename,
+      ...(groupCommit === undefined ? {} : { groupCommit }),
+      ...(sqliteSynchronous === undefined ? {} : { synchronous: sqliteSynchronous }),
+    });
   }
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
     return createPostgresStore({

@@ -24,8 +24,11 @@ describe("database section of the config", () => {
       preparedStatements: false,
       groupCommit: { maxBatch: 32, maxWaitMs: 2, writers: 4 },
     });
-    const off = withDatabase({ groupCommit: { enabled: false, maxBatch: 32 } });
-    expect(toStoreOptions("sqlite:./data/wallet.db", off.database)).toEqual({ groupCommit: false });
+    const off = withDatabase({ sqliteSynchronous: "normal", groupCommit: { enabled: false, maxBatch: 32 } });
+    expect(toStoreOptions("sqlite:./data/wallet.db", off.database)).toEqual({
+      sqliteSynchronous: "normal",
+      groupCommit: false,
+    });
     // Tuning alone keeps the engine's choice: it tunes SQLite's batches, and leaves Postgres off.
     const tuned = withDatabase({ groupCommit: { maxWaitMs: 1 } });
     expect(toStoreOptions("sqlite:./data/wallet.db", tuned.database)).toEqual({
@@ -37,6 +40,7 @@ describe("database section of the config", () => {
   it.each([
     [{ poolSize: 0 }, "config: database.poolSize: expected an integer from 1 to 1000"],
     [{ preparedStatements: "yes" }, "config: database.preparedStatements"],
+    [{ sqliteSynchronous: "off" }, "config: database.sqliteSynchronous: expected one of full, normal"],
     [
       { groupCommit: { maxBatch: 0 } },
       "config: database.groupCommit.maxBatch: expected an integer from 1 to 10000",

@@ -6,7 +6,7 @@ import type { GroupCommitOptions } from "../group-commit/group-commit.js";
 import type { Database } from "../schema/database.js";
 import { mapStoreError } from "../shared/store-errors.js";
 import { createSqlStore, type Store } from "../store.js";
-import { applyConnectionPragmas } from "./connection-pragmas.js";
+import { applyConnectionPragmas, type SqliteSynchronous } from "./connection-pragmas.js";
 import { ImmediateSqliteDialect } from "./immediate-sqlite-dialect.js";
 import { safeIntegerDatabase } from "./safe-integer-database.js";
 
@@ -20,6 +20,8 @@ export interface SqliteStoreOptions {
    * savepoint, so a burst of requests pays for one commit. `false` gives each its own transaction.
    */
   groupCommit?: GroupCommitOptions | false;
+  /** When a commit reaches the disk (see `SqliteSynchronous`); default `full`. */
+  synchronous?: SqliteSynchronous;
 }
 
 /**
@@ -31,6 +33,7 @@ export function createSqliteStore({
   filename,
   busyTimeoutMs = 5000,
   groupCommit = {},
+  synchronous = "full",
 }: SqliteStoreOptions): Store {
   const inMemory = filename === ":memory:" || filename === "";
   let raw: BetterSqlite3.Database;
@@ -38,7 +41,7 @@ export function createSqliteStore({
     if (!inMemory) mkdirSync(dirname(filename), { recursive: true });
     raw = new BetterSqlite3(filename);
     raw.defaultSafeIntegers(true);
-    applyConnectionPragmas(raw, { inMemory, busyTimeoutMs });
+    applyConnectionPragmas(raw, { inMemory, busyTimeoutMs, synchronous });
   } catch (e) {
     throw mapStoreError(e);
   }

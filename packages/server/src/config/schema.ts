@@ -222,6 +222,8 @@ const databaseSchema = object({
   poolSize: v.optional(integer(1, 1000)),
   /** Postgres: the hot statements as named prepared statements. Default true. */
   preparedStatements: v.optional(bool),
+  /** SQLite: `full` syncs every commit (survives a power loss), `normal` does not. Default full. */
+  sqliteSynchronous: v.optional(oneOf(["full", "normal"])),
   groupCommit: v.optional(
     object({
       enabled: v.optional(bool),

@@ -127,6 +127,7 @@ export function toStoreOptions(databaseUrl: string, database: DatabaseConfig | u
   const out: OpenStoreOptions = {};
   if (database?.poolSize !== undefined) out.poolSize = database.poolSize;
   if (database?.preparedStatements !== undefined) out.preparedStatements = database.preparedStatements;
+  if (database?.sqliteSynchronous !== undefined) out.sqliteSynchronous = database.sqliteSynchronous;
   const { enabled, maxBatch, maxWaitMs, writers } = database?.groupCommit ?? {};
   const on = enabled ?? databaseUrl.startsWith("sqlite:");
   out.groupCommit = on
