@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Catalog, FeeSchedule } from "../src/index.js";
-import { chargesFor, computeCharges, selectFeeSchedule } from "../src/index.js";
+import type { Catalog, DomainError, FeeSchedule } from "../src/index.js";
+import { chargesFor, computeCharges, isDomainError, selectFeeSchedule } from "../src/index.js";
 
 const payoutStd: FeeSchedule = {
   ruleCode: "payout_std",
@@ -117,6 +117,58 @@ describe("fee engine", () => {
         );
       }),
     );
+  });
+
+  it("refuses (422) an amount whose total with its charges passes 2^53 - 1, and takes the one at the edge", () => {
+    const flat: FeeSchedule = {
+      ...payoutStd,
+      components: [{ label: "Fee", type: "flat", amountMinor: 2_500, refundable: true }],
+    };
+    const edge = Number.MAX_SAFE_INTEGER - 2_500;
+    expect(computeCharges(flat, edge)).toMatchObject({
+      feeMinor: 2_500,
+      totalMinor: Number.MAX_SAFE_INTEGER,
+    });
+    for (const amount of [edge + 1, Number.MAX_SAFE_INTEGER]) {
+      let thrown: unknown;
+      try {
+        computeCharges(flat, amount);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(isDomainError(thrown) && thrown.code).toBe("UnprocessableEntity");
+      expect((thrown as DomainError).details).toEqual([
+        { field: "amountMinor", issue: `amount + fees + taxes must not exceed ${Number.MAX_SAFE_INTEGER}` },
+      ]);
+    }
+  });
+
+  it("any safe amount: exact safe totals, or the 422 exactly when the exact total passes 2^53 - 1 (property)", () => {
+    fc.assert(
+      fc.property(scheduleArb, fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (s, amount) => {
+        let c: ReturnType<typeof computeCharges> | undefined;
+        let thrown: unknown;
+        try {
+          c = computeCharges(s, amount);
+        } catch (e) {
+          thrown = e;
+        }
+        if (c === undefined) {
+          expect(isDomainError(thrown) && thrown.code).toBe("UnprocessableEntity");
+          return;
+        }
+        const exact = c.breakdown.reduce((sum, l) => sum + BigInt(l.amountMinor), BigInt(amount));
+        expect(BigInt(c.totalMinor)).toBe(exact);
+        expect(Number.isSafeInteger(c.totalMinor)).toBe(true);
+      }),
+    );
+    // Both sides of the edge with a percentage schedule, explicitly (draws near 2^53 are rare).
+    const pct: FeeSchedule = {
+      ...payoutStd,
+      components: [{ label: "Pct", type: "percentage", rateBps: 100, refundable: false }],
+    };
+    expect(() => computeCharges(pct, Number.MAX_SAFE_INTEGER)).toThrow(/exceeds the largest amount/);
+    expect(computeCharges(pct, 2 ** 52).totalMinor).toBe(2 ** 52 + Math.round(2 ** 52 / 100));
   });
 
   it("fee and tax are monotonic in the amount (property)", () => {

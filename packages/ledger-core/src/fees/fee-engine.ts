@@ -1,5 +1,5 @@
-import { invariant } from "../shared/errors.js";
-import { addMinor, percentOfRoundHalfUp } from "../shared/money.js";
+import { invariant, refuse } from "../shared/errors.js";
+import { MAX_MINOR, percentOfRoundHalfUp } from "../shared/money.js";
 import type { Catalog, FeeComponent, FeeSchedule } from "../tenants/catalog.js";
 
 export interface FeeBreakdownLine {
@@ -84,17 +84,28 @@ export function computeCharges(schedule: FeeSchedule | null, amountMinor: number
       appliesToLabel: c.type === "vat" ? c.appliesToLabel : null,
     });
   }
-  const feeMinor = addMinor(0, ...lines.filter((l) => l.type !== "vat").map((l) => l.amountMinor));
-  const taxMinor = addMinor(0, ...lines.filter((l) => l.type === "vat").map((l) => l.amountMinor));
+  const feeMinor = exactSum(lines.filter((l) => l.type !== "vat").map((l) => l.amountMinor));
+  const taxMinor = exactSum(lines.filter((l) => l.type === "vat").map((l) => l.amountMinor));
+  const totalMinor = BigInt(amountMinor) + feeMinor + taxMinor;
+  if (totalMinor > BigInt(MAX_MINOR)) {
+    // A request's amount, valid by itself, whose charges take the total past what any amount or
+    // balance can hold: refused like any other unacceptable amount, before anything is written.
+    refuse("UnprocessableEntity", "The amount with its fees and taxes exceeds the largest amount", [
+      { field: "amountMinor", issue: `amount + fees + taxes must not exceed ${MAX_MINOR}` },
+    ]);
+  }
   return {
     amountMinor,
-    feeMinor,
-    taxMinor,
-    totalMinor: addMinor(amountMinor, feeMinor, taxMinor),
+    feeMinor: Number(feeMinor),
+    taxMinor: Number(taxMinor),
+    totalMinor: Number(totalMinor),
     breakdown: lines,
     schedule: { ruleCode: schedule.ruleCode, versionNo: schedule.versionNo },
   };
 }
+
+/** The exact sum of safe integers (a BigInt: several large charges may pass 2^53 together). */
+const exactSum = (amounts: number[]) => amounts.reduce((sum, a) => sum + BigInt(a), 0n);
 
 /** Charges for an operation of a type on an amount (zero when no schedule applies). */
 export const chargesFor = (
