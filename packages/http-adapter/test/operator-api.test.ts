@@ -70,6 +70,27 @@ describe("operator API (/api/v1/admin)", () => {
     expect((await h.admin("GET", `${ADMIN}/tenants/nobody/prefund?currency=KES`)).status).toBe(404);
   });
 
+  it("refuses (422) funding that would take a tenant's funding past 2^53 - 1, moving nothing", async () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const fund = (amountMinor: number) =>
+      h.admin("POST", `${ADMIN}/tenants/acme/prefund`, { amountMinor, currency: "KES" });
+    expect((await fund(max - 10)).status).toBe(200);
+    const trialBefore = await (await h.admin("GET", `${ADMIN}/ledger/trial-balance`)).text();
+    // It was a 500 (the balance overflowed); the prefund and the deposits account stay exact.
+    const over = await fund(11);
+    expect(over.status).toBe(422);
+    expect(await over.json()).toEqual({
+      error: "UnprocessableEntity",
+      message: "Funding this amount would take the tenant past the largest amount",
+      details: [
+        { field: "amountMinor", issue: `all funding of a tenant in a currency must not exceed ${max}` },
+      ],
+    });
+    expect(await (await h.admin("GET", `${ADMIN}/ledger/trial-balance`)).text()).toBe(trialBefore);
+    expect(await (await fund(10)).json()).toEqual({ tenantId: "acme", currency: "KES", balanceMinor: max });
+    expect((await fund(1)).status).toBe(422);
+  });
+
   it("trial balance of an empty ledger is balanced; audit lists nothing yet", async () => {
     expect(await (await h.admin("GET", `${ADMIN}/ledger/trial-balance`)).json()).toEqual({
       currencies: [],

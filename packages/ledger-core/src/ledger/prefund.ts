@@ -1,6 +1,6 @@
 import type { CoreDeps } from "../app/context.js";
-import { notFound } from "../shared/errors.js";
-import { assertPositiveAmount } from "../shared/money.js";
+import { notFound, refuse } from "../shared/errors.js";
+import { assertPositiveAmount, MAX_MINOR } from "../shared/money.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { accountKeys } from "./accounts.js";
 import { entriesOf } from "./journal.js";
@@ -24,6 +24,15 @@ export async function fundPrefund(deps: CoreDeps, tx: Tx, input: FundPrefundInpu
   const prefund = accountKeys.prefund(input.tenantId);
   const deposits = accountKeys.deposits(input.tenantId);
   const balances = await tx.ledger.lockAccounts(input.currency, [deposits, prefund]);
+  // The deposits account holds minus everything ever funded, the prefund what is left of it: both
+  // must stay exact (within 2^53 - 1 either way), or the posting would overflow.
+  const prefundAfter = (balances.get(prefund) ?? 0) + input.amountMinor;
+  const depositsAfter = (balances.get(deposits) ?? 0) - input.amountMinor;
+  if (prefundAfter > MAX_MINOR || depositsAfter < -MAX_MINOR) {
+    refuse("UnprocessableEntity", "Funding this amount would take the tenant past the largest amount", [
+      { field: "amountMinor", issue: `all funding of a tenant in a currency must not exceed ${MAX_MINOR}` },
+    ]);
+  }
   await tx.ledger.post({
     uid: deps.ids.next("journal"),
     tenantId: input.tenantId,
@@ -36,7 +45,7 @@ export async function fundPrefund(deps: CoreDeps, tx: Tx, input: FundPrefundInpu
   return {
     tenantId: input.tenantId,
     currency: input.currency,
-    balanceMinor: (balances.get(prefund) ?? 0) + input.amountMinor,
+    balanceMinor: prefundAfter,
   };
 }
 
