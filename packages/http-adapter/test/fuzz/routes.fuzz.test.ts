@@ -25,7 +25,9 @@ const reproduction = {
   ...(process.env.FC_PATH ? { path: process.env.FC_PATH, endOnFailure: true } : {}),
 };
 const routes: RouteEntry[] = Object.values(tenantRouteGroups()).flat();
-const runsPerRoute: Record<string, number> = { memory: 30, sqlite: 30, postgres: 8 };
+/** WALLET_FUZZ_SCALE=20 runs twenty times as many requests per route (a deeper search, locally). */
+const scale = Math.max(1, Math.trunc(Number(process.env.WALLET_FUZZ_SCALE ?? 1)) || 1);
+const runsPerRoute: Record<string, number> = { memory: 30 * scale, sqlite: 30 * scale, postgres: 8 * scale };
 
 for (const kind of storeKinds()) {
   describe(`fuzz over every tenant route (${kind.name})`, () => {
