@@ -3,17 +3,20 @@
  * A mask never reveals more than a third of the value.
  */
 export function maskIdentifier(type: string, value: string): string {
-  const v = value.trim();
+  // By code point, not UTF-16 unit: a cut through a surrogate pair would leave half a character
+  // in the mask (and the databases store it as U+FFFD, so the mask would change once stored).
+  const text = value.trim();
+  const v = [...text];
   if (type === "email" || (v.includes("@") && type !== "msisdn")) {
     const at = v.lastIndexOf("@");
-    if (at > 0) return `${v[0]}***${v.slice(at)}`;
+    if (at > 0) return `${v[0]}***${v.slice(at).join("")}`;
   }
-  if (type === "msisdn" || /^\+?[0-9 ()-]{7,}$/.test(v)) {
-    const digits = v.replace(/[^0-9+]/g, "");
+  if (type === "msisdn" || /^\+?[0-9 ()-]{7,}$/.test(text)) {
+    const digits = text.replace(/[^0-9+]/g, "");
     if (digits.length >= 9) return `${digits.slice(0, 5)}${"*".repeat(digits.length - 7)}${digits.slice(-2)}`;
   }
   const keep = v.length >= 8 ? 4 : Math.floor(v.length / 3);
-  return `${"*".repeat(Math.max(v.length - keep, 3))}${v.slice(v.length - keep)}`;
+  return `${"*".repeat(Math.max(v.length - keep, 3))}${v.slice(v.length - keep).join("")}`;
 }
 
 /** The normal form the blind index is computed over, so `+254 712…` and `+254712…` collide. */
