@@ -1,7 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { DomainError, Tenant } from "../src/index.js";
 import {
+  accountKeys,
   creditWallet,
+  entriesOf,
   fundPrefund,
   getOperationDetail,
   getTrialBalance,
@@ -36,6 +38,41 @@ describe("wallet credits", () => {
       onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput()),
     );
     walletUid = customer.walletUid;
+  });
+
+  it("funding refuses (422) once everything a tenant was ever funded would pass 2^53 - 1, even with the prefund spent", async () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const fund = (amountMinor: number) =>
+      core.run((tx) => fundPrefund(core.deps, tx, { tenantId: "other", amountMinor, currency: "KES" }));
+    await fund(max - 10);
+    // The prefund spent (moved to the tenant's fee account): the prefund alone would take more,
+    // but the deposits account holds minus everything ever funded.
+    await core.run((tx) =>
+      tx.ledger.post({
+        uid: "jrn_spent",
+        tenantId: "other",
+        operationUid: null,
+        currency: "KES",
+        kind: "test_spend",
+        createdAt: "2026-01-01T00:00:00.000Z",
+        entries: entriesOf([
+          {
+            from: accountKeys.prefund("other"),
+            to: accountKeys.fees("other"),
+            amountMinor: max - 10,
+            label: "x",
+          },
+        ]),
+      }),
+    );
+    const trialBefore = await core.run((tx) => getTrialBalance(tx));
+    const refused = await refusal(fund(11));
+    expect(refused.code).toBe("UnprocessableEntity");
+    expect(refused.details).toEqual([
+      { field: "amountMinor", issue: `all funding of a tenant in a currency must not exceed ${max}` },
+    ]);
+    expect(await core.run((tx) => getTrialBalance(tx))).toEqual(trialBefore);
+    expect(await fund(10)).toEqual({ tenantId: "other", currency: "KES", balanceMinor: 10 });
   });
 
   const credit = (amountMinor: number, clientReference: string, tenant = acme) =>
