@@ -10,6 +10,7 @@ import {
   percentOfRoundHalfUp,
   utcDayStart,
   utcIsoWeekStart,
+  utcMonthStart,
 } from "../src/index.js";
 import { nodeHasher } from "./support/core.js";
 
@@ -202,11 +203,43 @@ describe("timestamps", () => {
     fc.assert(
       fc.property(times, (t) => {
         const d = new Date(t);
-        const calendar = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
-        expect(utcDayStart(d).getTime()).toBe(calendar);
+        // Not Date.UTC, which reads a year 0-99 as 1900-1999.
+        const calendar = new Date(0);
+        calendar.setUTCFullYear(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+        expect(utcDayStart(d).getTime()).toBe(calendar.getTime());
       }),
       { numRuns: 2_000 },
     );
+    // The counterexample a CI run found for the old oracle (Date.UTC): 0099-12-31T23:59:59.999Z.
+    expect(utcDayStart(new Date(-59_011_459_200_001)).toISOString()).toBe("0099-12-31T00:00:00.000Z");
     expect(Number.isNaN(utcDayStart(new Date(Number.NaN)).getTime())).toBe(true);
+  });
+
+  it("utcMonthStart is midnight UTC of the first of the same month, for any date (property)", () => {
+    fc.assert(
+      fc.property(times, (t) => {
+        const d = new Date(t);
+        const start = utcMonthStart(d);
+        // The first day of the earliest month lies before the earliest date there is.
+        if (Number.isNaN(start.getTime())) {
+          expect(t).toBeLessThan(-8.64e15 + 31 * 86_400_000);
+          return;
+        }
+        expect([start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()]).toEqual([
+          d.getUTCFullYear(),
+          d.getUTCMonth(),
+          1,
+        ]);
+        expect([
+          start.getUTCHours(),
+          start.getUTCMinutes(),
+          start.getUTCSeconds(),
+          start.getUTCMilliseconds(),
+        ]).toEqual([0, 0, 0, 0]);
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(utcMonthStart(new Date(-59_011_459_200_001)).toISOString()).toBe("0099-12-01T00:00:00.000Z");
+    expect(Number.isNaN(utcMonthStart(new Date(Number.NaN)).getTime())).toBe(true);
   });
 });

@@ -49,6 +49,11 @@ export function utcIsoWeekStart(d: Date): Date {
 }
 
 /** Start of the UTC calendar month holding `d`. */
-export const utcMonthStart = (d: Date): Date => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+export const utcMonthStart = (d: Date): Date => {
+  // Not Date.UTC, which reads a year 0-99 as 1900-1999 (an invalid date stays invalid).
+  const start = new Date(0);
+  start.setUTCFullYear(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  return start;
+};
 
 export const addSeconds = (d: Date, s: number): Date => new Date(d.getTime() + s * 1000);
