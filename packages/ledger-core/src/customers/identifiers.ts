@@ -11,6 +11,14 @@ import { toIdentifierView } from "./views.js";
 export const loadCustomer = async (tx: Tx, ctx: RequestContext, uid: string): Promise<Customer> =>
   (await tx.customers.get(ctx.tenant.id, uid)) ?? notFound("Customer");
 
+/**
+ * The customer, locked for a change that reads its identifiers, agreements or KYC versions to
+ * decide (one primary per class, one pending KYC version): two such requests for one customer
+ * apply one after the other, the second seeing what the first wrote.
+ */
+export const lockCustomer = async (tx: Tx, ctx: RequestContext, uid: string): Promise<Customer> =>
+  (await tx.customers.getForUpdate(ctx.tenant.id, uid)) ?? notFound("Customer");
+
 /** Demotes the current primary identifier of the class when another becomes primary. */
 async function demotePrimary(
   tx: Tx,
@@ -33,7 +41,7 @@ export async function addIdentifier(
   customerUid: string,
   input: IdentifierInput,
 ): Promise<IdentifierView> {
-  const customer = await loadCustomer(tx, ctx, customerUid);
+  const customer = await lockCustomer(tx, ctx, customerUid);
   const now = deps.clock.now();
   const identifier = newIdentifier(deps, ctx.tenant.id, customer.uid, input, now.toISOString());
   await assertNoVerifiedDuplicates(tx, ctx.tenant.id, [identifier]);
@@ -75,7 +83,7 @@ export async function updateIdentifier(
   identifierUid: string,
   input: UpdateIdentifierInput,
 ): Promise<IdentifierView> {
-  const customer = await loadCustomer(tx, ctx, customerUid);
+  const customer = await lockCustomer(tx, ctx, customerUid);
   const current = await tx.identifiers.get(ctx.tenant.id, identifierUid);
   if (!current || current.customerUid !== customer.uid) return notFound("Identifier");
   if (input.verificationStatus === "verified" && input.verifiedAt === null) {

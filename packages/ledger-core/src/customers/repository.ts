@@ -12,6 +12,13 @@ export interface CustomerRepository {
   get(tenantId: string, uid: string): Promise<Customer | null>;
   /** Unscoped lookup for the operator API. */
   getAny(uid: string): Promise<Customer | null>;
+  /**
+   * `get`, and the customer's row stays locked until the transaction ends (Postgres; SQLite and the
+   * memory store run one writer at a time already). Whatever reads a customer's identifiers,
+   * agreements or KYC versions to decide a change takes it first, so such changes to one customer
+   * apply one after another.
+   */
+  getForUpdate(tenantId: string, uid: string): Promise<Customer | null>;
   setStatus(tenantId: string, uid: string, status: CustomerStatus): Promise<void>;
 }
 

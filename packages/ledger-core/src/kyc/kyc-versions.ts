@@ -1,6 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { approvedKycLevel } from "../customers/account-approval.js";
-import { loadCustomer } from "../customers/identifiers.js";
+import { lockCustomer } from "../customers/identifiers.js";
 import type { KycVersion } from "../customers/model.js";
 import type { KycVersionInput } from "../customers/records.js";
 import { newKycVersion } from "../customers/records.js";
@@ -58,7 +58,8 @@ export async function submitKycVersion(
     reviewType: "upgrade" | "downgrade" | "periodic_review" | "event_driven_review";
   },
 ): Promise<KycVersionView> {
-  const customer = await loadCustomer(tx, ctx, customerUid);
+  // Locked: the one-pending rule below reads the customer's versions.
+  const customer = await lockCustomer(tx, ctx, customerUid);
   const level = approvedKycLevel(deps, ctx.tenant, input.tierCode);
   const versions = await tx.kycVersions.listByCustomer(ctx.tenant.id, customer.uid);
   if (versions.some((v) => v.state === "pending"))
@@ -159,6 +160,10 @@ export async function decideKycVersion(
   decision: "approved" | "rejected",
   reason: string | null,
 ): Promise<KycVersionView> {
+  const found = (await tx.kycVersions.getAny(uid)) ?? notFound("KYC version");
+  // Lock the customer, then read the version again: two decisions racing for one version apply
+  // one after the other, and the second sees the first's outcome (409) instead of applying too.
+  await tx.customers.getForUpdate(found.tenantId, found.customerUid);
   const version = (await tx.kycVersions.getAny(uid)) ?? notFound("KYC version");
   if (version.state !== "pending") refuse("Conflict", `The KYC version is ${version.state}, not pending`);
   const tenant = (await tx.tenants.get(version.tenantId)) ?? notFound("Tenant");

@@ -193,6 +193,11 @@ export function createMemoryStore(): MemoryStore {
     };
   };
 
+  const customerOf = (tenantId: string, uid: string) => {
+    const c = s.customers.get(uid);
+    return c && c.tenantId === tenantId ? copyCustomer(c) : null;
+  };
+
   const tx: Tx = {
     tenants: {
       get: async (id) => clone(s.tenants.get(id) ?? null),
@@ -228,11 +233,10 @@ export function createMemoryStore(): MemoryStore {
     },
     customers: {
       insert: async (c) => setIn(s.customers, c.uid, copyCustomer(c)),
-      get: async (tenantId, uid) => {
-        const c = s.customers.get(uid);
-        return c && c.tenantId === tenantId ? copyCustomer(c) : null;
-      },
+      get: async (tenantId, uid) => customerOf(tenantId, uid),
       getAny: async (uid) => copyOrNull(s.customers.get(uid), copyCustomer),
+      // One unit of work runs at a time here: nothing to lock.
+      getForUpdate: async (tenantId, uid) => customerOf(tenantId, uid),
       setStatus: async (tenantId, uid, status) => {
         if (s.customers.get(uid)?.tenantId === tenantId) mutate(s.customers, uid, { status });
       },

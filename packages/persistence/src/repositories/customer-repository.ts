@@ -25,7 +25,7 @@ const getCustomer = queryTemplate((db, p: { tenantId: string; uid: string }) =>
 );
 
 export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
-  const { trx } = ctx;
+  const { trx, dialect } = ctx;
   return {
     async insert(c) {
       await trx
@@ -51,6 +51,16 @@ export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
     },
     async getAny(uid) {
       const row = await trx.selectFrom("customers").selectAll().where("uid", "=", uid).executeTakeFirst();
+      return row ? toCustomer(row) : null;
+    },
+    async getForUpdate(tenantId, uid) {
+      const query = trx
+        .selectFrom("customers")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("uid", "=", uid);
+      // SQLite has no row locks: its writer lock (BEGIN IMMEDIATE) already serializes writers.
+      const row = await (dialect === "postgres" ? query.forUpdate() : query).executeTakeFirst();
       return row ? toCustomer(row) : null;
     },
     async setStatus(tenantId, uid, status) {
