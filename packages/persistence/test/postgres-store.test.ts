@@ -10,7 +10,16 @@ import {
   postgresTestUrl,
   type Store,
 } from "../src/index.js";
-import { at, journalFixture, operationFixture, tenantFixture, unique } from "./contract/fixtures.js";
+import {
+  at,
+  customerFixture,
+  journalFixture,
+  mandateFixture,
+  operationFixture,
+  tenantFixture,
+  unique,
+  walletFixture,
+} from "./contract/fixtures.js";
 
 const baseUrl = postgresTestUrl();
 
@@ -205,6 +214,41 @@ describe.runIf(baseUrl)("Postgres store", () => {
       expect(e).toBeInstanceOf(DomainError);
       expect((e as DomainError).code).toBe("Conflict");
       expect((await store.uow.run((tx) => tx.operations.get(tenant.id, op.uid)))?.state).toBe("completed");
+    });
+
+    it("a mandate job locks the due mandates it takes; another run at once skips them without waiting", async () => {
+      const tenant = tenantFixture(unique("tn"));
+      const customer = customerFixture(tenant.id);
+      const wallet = walletFixture(customer);
+      // Due long before any other test's mandates: this job's batch is exactly these two.
+      const due = [1, 2].map((i) =>
+        mandateFixture(customer.uid, wallet.uid, tenant.id, {
+          uid: `man_0000_${i}_${unique("skip")}`,
+          status: "pending",
+          validFrom: "1990-01-01T00:00:00.000Z",
+          validTo: null,
+        }),
+      );
+      await store.uow.run(async (tx) => {
+        await tx.tenants.upsert(tenant);
+        await tx.customers.insert(customer);
+        await tx.wallets.insert(wallet);
+        for (const m of due) await tx.mandates.insert(m);
+      });
+      const asOf = "1990-01-02T00:00:00.000Z";
+      let second: string[] = [];
+      const first = await interleave(
+        async (tx, paused) => {
+          const taken = await tx.mandates.listDue("activate", asOf, 10);
+          await paused();
+          return taken.map((m) => m.uid);
+        },
+        async (tx) => {
+          second = (await tx.mandates.listDue("activate", asOf, 10)).map((m) => m.uid);
+        },
+      );
+      expect(first).toEqual(due.map((m) => m.uid));
+      expect(second).toEqual([]);
     });
 
     it("accepts the write back when the transaction re-read the row after the change (lock, then re-read)", async () => {

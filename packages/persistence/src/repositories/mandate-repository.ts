@@ -6,7 +6,7 @@ import { affected, explainLostUpdate, type SqlContext, versionTerms } from "./sq
 
 const VERSIONED = "mandates";
 
-export function sqlMandateRepository({ trx, versions }: SqlContext): MandateRepository {
+export function sqlMandateRepository({ trx, dialect, versions }: SqlContext): MandateRepository {
   /** Maps a row read by key, remembering the version this transaction saw. */
   const seen = (r: Selectable<MandatesTable>): Mandate => {
     versions.remember(VERSIONED, r.uid, { status: r.status, updated_at: r.updated_at });
@@ -82,11 +82,12 @@ export function sqlMandateRepository({ trx, versions }: SqlContext): MandateRepo
               .selectAll()
               .where(sql<boolean>`status in ('pending', 'active', 'suspended') and valid_to is not null`)
               .where("valid_to", "<=", asOfIso);
-      const rows = await q
-        .orderBy("uid")
-        .limit(Math.max(0, Math.trunc(limit)))
-        .execute();
-      return rows.map(toMandate);
+      const due = q.orderBy("uid").limit(Math.max(0, Math.trunc(limit)));
+      // Postgres: the rows stay locked for the job's transaction, and rows another transaction
+      // holds (a job on another process, a revocation) are left for the next run instead of
+      // waited for. SQLite runs one writer at a time already.
+      const rows = await (dialect === "postgres" ? due.forUpdate().skipLocked() : due).execute();
+      return rows.map(seen);
     },
   };
 }
