@@ -27,31 +27,36 @@ function pathsOf(value: Json, prefix: (string | number)[] = [], out: (string | n
   return out;
 }
 
-interface Mutation {
+export interface Mutation {
   kind: "set" | "delete" | "add" | "wrap";
   pick: number;
   value: unknown;
   key: string;
 }
 
-/** Applies mutations to a copy: a field of the wrong type or range, a missing field, an unknown one. */
-function mutate(value: Json, mutations: Mutation[]): Json {
+/**
+ * Applies mutations to a copy: a field of the wrong type or range, a missing field, an unknown one.
+ * Inserted values are copied too: some are constants fast-check hands out again and again (`{}`,
+ * `[]`), and a later mutation writing into one of them would change every request after it (the
+ * runs would stop being reproducible from their seed) until two of them contained each other.
+ */
+export function mutate(value: Json, mutations: Mutation[]): Json {
   let root = structuredClone(value);
   for (const m of mutations) {
     const paths = pathsOf(root);
     const path = paths[m.pick % paths.length] ?? [];
     if (path.length === 0) {
-      root = m.kind === "wrap" ? [root] : m.kind === "set" ? m.value : root;
+      root = m.kind === "wrap" ? [root] : m.kind === "set" ? structuredClone(m.value) : root;
       continue;
     }
     let parent = root;
     for (const k of path.slice(0, -1)) parent = parent[k];
     const last = path[path.length - 1] as string | number;
     if (parent === null || typeof parent !== "object") continue;
-    if (m.kind === "set") parent[last] = m.value;
+    if (m.kind === "set") parent[last] = structuredClone(m.value);
     else if (m.kind === "delete") delete parent[last];
     else if (m.kind === "wrap") parent[last] = [parent[last]];
-    else if (!Array.isArray(parent)) parent[m.key || "extra"] = m.value;
+    else if (!Array.isArray(parent)) parent[m.key || "extra"] = structuredClone(m.value);
   }
   return root;
 }
