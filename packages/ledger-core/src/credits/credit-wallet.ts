@@ -1,5 +1,5 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
-import { emitEvent } from "../events/emit.js";
+import { emitFirstEvent } from "../events/emit.js";
 import { chargeTransfers } from "../fees/charges.js";
 import { chargesFor } from "../fees/fee-engine.js";
 import { accountKeys } from "../ledger/accounts.js";
@@ -98,7 +98,7 @@ export async function creditWallet(
   };
   await createAndTransitionOperation(tx, op, "api_client", "completed", at, "system");
   const view = toOperationView(op);
-  await emitEvent(deps, tx, ctx.tenant, "wallet_credit.completed", op.uid, "operation", view, at);
+  await emitFirstEvent(deps, tx, ctx.tenant, "wallet_credit.completed", op.uid, "operation", view, at);
   // A prefund that cannot cover it refuses here, undoing everything above with the transaction.
   await lockSharedAndPost(tx, journal, balances, (key) =>
     key === prefund ? "FundingNotPositioned" : "InsufficientFunds",

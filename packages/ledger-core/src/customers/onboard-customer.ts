@@ -1,5 +1,5 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
-import { emitEvent } from "../events/emit.js";
+import { emitFirstEvent } from "../events/emit.js";
 import { refuse } from "../shared/errors.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Wallet } from "../wallets/model.js";
@@ -87,7 +87,7 @@ export async function onboardCustomer(
   for (const a of input.agreements)
     await tx.agreements.insert(newAgreement(deps, tenant.id, customer.uid, a, at));
   await tx.kycVersions.insert(kyc);
-  await emitEvent(
+  await emitFirstEvent(
     deps,
     tx,
     tenant,

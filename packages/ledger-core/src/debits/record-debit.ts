@@ -1,5 +1,5 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
-import { emitEvent } from "../events/emit.js";
+import { emitFirstEvent } from "../events/emit.js";
 import { chargeTransfers } from "../fees/charges.js";
 import type { FeeCharge } from "../fees/fee-engine.js";
 import { chargesFor } from "../fees/fee-engine.js";
@@ -142,7 +142,7 @@ export async function recordDebit(
       : null;
   await createAndTransitionOperation(tx, op, "api_client", outcome.state, at, "system");
   const view = toOperationView(op);
-  await emitEvent(deps, tx, ctx.tenant, `wallet_debit.${outcome.state}`, op.uid, "operation", view, at);
+  await emitFirstEvent(deps, tx, ctx.tenant, `wallet_debit.${outcome.state}`, op.uid, "operation", view, at);
   if (posting) await lockSharedAndPost(tx, posting.journal, posting.locked, () => "InsufficientFunds");
   return view;
 }

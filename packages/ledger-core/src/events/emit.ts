@@ -21,6 +21,41 @@ export async function emitEvent(
 ): Promise<void> {
   if (!webhookWants(tenant.webhook, type)) return;
   const seq = await tx.outbox.nextSeq(resourceUid);
+  await appendEvent(deps, tx, tenant, type, resourceUid, dataKey, data, occurredAt, seq);
+}
+
+/**
+ * `emitEvent` for the first event of a resource this same unit of work created (a new operation,
+ * a new customer): no event can exist for it yet, so its sequence number is 1 without reading the
+ * outbox (one statement less on every money movement). A second event of the resource in the same
+ * unit goes through `emitEvent`. Used on anything older, the outbox's unique (resource, seq)
+ * refuses it.
+ */
+export async function emitFirstEvent(
+  deps: CoreDeps,
+  tx: Tx,
+  tenant: Tenant,
+  type: EventType,
+  resourceUid: string,
+  dataKey: EventDataKey,
+  data: object,
+  occurredAt: string,
+): Promise<void> {
+  if (!webhookWants(tenant.webhook, type)) return;
+  await appendEvent(deps, tx, tenant, type, resourceUid, dataKey, data, occurredAt, 1);
+}
+
+async function appendEvent(
+  deps: CoreDeps,
+  tx: Tx,
+  tenant: Tenant,
+  type: EventType,
+  resourceUid: string,
+  dataKey: EventDataKey,
+  data: object,
+  occurredAt: string,
+  seq: number,
+): Promise<void> {
   const id = deps.ids.next("event");
   // Joined: one flat string (the event keeps it, and its body serializes it).
   const dedupKey = [resourceUid, ":", type, ":", seq].join("");
