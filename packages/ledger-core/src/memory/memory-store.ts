@@ -193,6 +193,29 @@ export function createMemoryStore(): MemoryStore {
     };
   };
 
+  const insertOperation = (op: Operation) => {
+    if (s.operations.has(op.uid)) throw new Error(`duplicate operation ${op.uid}`);
+    if (op.clientReference !== null) {
+      const byType = log.ensure(opByReference, op.tenantId, newMap<string, Map<string, string>>);
+      const refs = log.ensure(byType, op.type, newMap<string, string>);
+      if (refs.has(op.clientReference)) throw conflict("clientReference already used");
+      log.add(refs, op.clientReference, op.uid);
+    }
+    const stored = copyOperation(op);
+    log.add(s.operations, op.uid, stored);
+    indexWallet(op.sourceWalletUid, op.uid);
+    if (op.destinationWalletUid !== op.sourceWalletUid) indexWallet(op.destinationWalletUid, op.uid);
+    dayTotals.insert(stored);
+  };
+  const appendTimelineEvent = (e: TimelineEvent) => {
+    const list = s.timeline.get(e.operationUid);
+    invariant((list?.length ?? 0) === e.sequenceNo, "timeline sequence numbers are consecutive");
+    // A new list of the exact length each time (`concat` allocates no spare room): a list
+    // grown by `push` keeps room for 16 more events, and an operation has a handful.
+    const event = [copyTimelineEvent(e)];
+    if (list) log.replace(s.timeline, e.operationUid, list, list.concat(event));
+    else log.add(s.timeline, e.operationUid, event);
+  };
   const customerOf = (tenantId: string, uid: string) => {
     const c = s.customers.get(uid);
     return c && c.tenantId === tenantId ? copyCustomer(c) : null;
@@ -303,6 +326,13 @@ export function createMemoryStore(): MemoryStore {
         return w && w.tenantId === tenantId ? copyWallet(w) : null;
       },
       getAny: async (uid) => copyOrNull(s.wallets.get(uid), copyWallet),
+      getWithCustomer: async (tenantId, uid) => {
+        const w = s.wallets.get(uid);
+        if (!w || w.tenantId !== tenantId) return null;
+        const customer = customerOf(tenantId, w.customerUid);
+        invariant(customer, "a wallet always has its customer");
+        return { wallet: copyWallet(w), customer };
+      },
       listByCustomer: async (tenantId, customerUid) =>
         [...s.wallets.values()]
           .filter((w) => w.tenantId === tenantId && w.customerUid === customerUid)
@@ -352,20 +382,7 @@ export function createMemoryStore(): MemoryStore {
       },
     },
     operations: {
-      insert: async (op) => {
-        if (s.operations.has(op.uid)) throw new Error(`duplicate operation ${op.uid}`);
-        if (op.clientReference !== null) {
-          const byType = log.ensure(opByReference, op.tenantId, newMap<string, Map<string, string>>);
-          const refs = log.ensure(byType, op.type, newMap<string, string>);
-          if (refs.has(op.clientReference)) throw conflict("clientReference already used");
-          log.add(refs, op.clientReference, op.uid);
-        }
-        const stored = copyOperation(op);
-        log.add(s.operations, op.uid, stored);
-        indexWallet(op.sourceWalletUid, op.uid);
-        if (op.destinationWalletUid !== op.sourceWalletUid) indexWallet(op.destinationWalletUid, op.uid);
-        dayTotals.insert(stored);
-      },
+      insert: async (op) => insertOperation(op),
       update: async (op) => {
         const before = s.operations.get(op.uid);
         invariant(before, "update of an unknown operation");
@@ -389,14 +406,10 @@ export function createMemoryStore(): MemoryStore {
         const uid = opByReference.get(tenantId)?.get(type)?.get(ref);
         return uid === undefined ? null : copyOrNull(s.operations.get(uid), copyOperation);
       },
-      appendTimeline: async (e) => {
-        const list = s.timeline.get(e.operationUid);
-        invariant((list?.length ?? 0) === e.sequenceNo, "timeline sequence numbers are consecutive");
-        // A new list of the exact length each time (`concat` allocates no spare room): a list
-        // grown by `push` keeps room for 16 more events, and an operation has a handful.
-        const event = [copyTimelineEvent(e)];
-        if (list) log.replace(s.timeline, e.operationUid, list, list.concat(event));
-        else log.add(s.timeline, e.operationUid, event);
+      appendTimeline: async (e) => appendTimelineEvent(e),
+      insertWithTimeline: async (op, timeline) => {
+        insertOperation(op);
+        for (const e of timeline) appendTimelineEvent(e);
       },
       timeline: async (uid) => (s.timeline.get(uid) ?? []).map(copyTimelineEvent),
       timelineLength: async (uid) => s.timeline.get(uid)?.length ?? 0,

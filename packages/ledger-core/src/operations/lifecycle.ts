@@ -4,8 +4,7 @@ import { assertTransition, finalStates } from "./model.js";
 
 /** Inserts a new operation in state `created` with timeline event 0 (fromState null). */
 export async function createOperation(tx: Tx, op: Operation, actorType: ActorType): Promise<void> {
-  await tx.operations.insert(op);
-  await tx.operations.appendTimeline(timelineEvent(op, 0, null, op.createdAt, actorType));
+  await tx.operations.insertWithTimeline(op, [timelineEvent(op, 0, null, op.createdAt, actorType)]);
 }
 
 /**
@@ -42,9 +41,10 @@ export async function createAndTransitionOperation(
 ): Promise<void> {
   const created = op.state;
   advance(op, to, at);
-  await tx.operations.insert(op);
-  await tx.operations.appendTimeline(timelineEvent(op, 0, null, op.createdAt, createdBy, created));
-  await tx.operations.appendTimeline(timelineEvent(op, 1, created, at, transitionedBy));
+  await tx.operations.insertWithTimeline(op, [
+    timelineEvent(op, 0, null, op.createdAt, createdBy, created),
+    timelineEvent(op, 1, created, at, transitionedBy),
+  ]);
 }
 
 /** Moves `op` to `to` in memory, after checking the state machine allows it. */

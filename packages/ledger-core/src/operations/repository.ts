@@ -42,6 +42,11 @@ export interface OperationRepository {
     clientReference: string,
   ): Promise<Operation | null>;
   appendTimeline(e: TimelineEvent): Promise<void>;
+  /**
+   * `insert`, then `appendTimeline` of each event (its first ones, at least one, numbered from 0), as one write:
+   * Postgres runs it as one statement, SQLite as two. Refuses a duplicate like `insert`.
+   */
+  insertWithTimeline(op: Operation, timeline: readonly TimelineEvent[]): Promise<void>;
   timeline(operationUid: string): Promise<TimelineEvent[]>;
   /** Number of timeline events of the operation: the sequenceNo of the next one. */
   timelineLength(operationUid: string): Promise<number>;

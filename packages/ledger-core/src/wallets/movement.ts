@@ -24,9 +24,7 @@ export async function loadWalletParty(
   tenantId: string,
   walletUid: string,
 ): Promise<WalletParty> {
-  const wallet = (await tx.wallets.get(tenantId, walletUid)) ?? notFound("Wallet");
-  const customer = await tx.customers.get(tenantId, wallet.customerUid);
-  invariant(customer, "a wallet always has its customer");
+  const { wallet, customer } = (await tx.wallets.getWithCustomer(tenantId, walletUid)) ?? notFound("Wallet");
   const level = findKycLevel(deps.catalog, wallet.kycTierCode);
   invariant(level, `KYC level ${wallet.kycTierCode} is missing from the catalog`);
   return { wallet, customer, level };

@@ -249,7 +249,7 @@ export function sqlKycVersionRepository({ trx }: SqlContext): KycVersionReposito
   };
 }
 
-function toCustomer(r: Selectable<CustomersTable>): Customer {
+export function toCustomer(r: Selectable<CustomersTable>): Customer {
   return {
     uid: r.uid,
     tenantId: r.tenant_id,

@@ -93,6 +93,59 @@ const appendTimeline = queryTemplate((db, row: Selectable<OperationTimelineTable
   db.insertInto("operation_timeline").values(row),
 );
 
+const appendTimelineRows = queryTemplate((db, p: { rows: Selectable<OperationTimelineTable>[] }) =>
+  db.insertInto("operation_timeline").values(p.rows),
+);
+
+/**
+ * Postgres: the operation and its first timeline events in one statement. The events are inserted
+ * from what the operation's insert returns, so a clientReference taken already (nothing inserted,
+ * the transaction still usable) inserts no event either; the caller counts the events inserted.
+ * Their values are cast: in a SELECT list Postgres would otherwise read a parameter as text.
+ */
+const insertWithTimelinePg = queryTemplate(
+  (
+    db,
+    p: {
+      op: Selectable<OperationsTable>;
+      timeline: Omit<Selectable<OperationTimelineTable>, "operation_uid">[];
+    },
+  ) => {
+    const inserted = db.with("op", (w) =>
+      w
+        .insertInto("operations")
+        .values(p.op)
+        .onConflict((oc) =>
+          oc
+            .columns(["tenant_id", "type", "client_reference"])
+            .where("client_reference", "is not", null)
+            .doNothing(),
+        )
+        .returning("uid"),
+    );
+    return inserted
+      .insertInto("operation_timeline")
+      .columns(["operation_uid", "sequence_no", "from_state", "to_state", "occurred_at", "actor_type"])
+      .expression((eb) => {
+        const events = p.timeline.map((e) =>
+          eb
+            .selectFrom("op")
+            .select([
+              "op.uid as operation_uid",
+              sql<number>`cast(${e.sequence_no} as integer)`.as("sequence_no"),
+              sql<string | null>`cast(${e.from_state} as text)`.as("from_state"),
+              sql<string>`cast(${e.to_state} as text)`.as("to_state"),
+              sql<string>`cast(${e.occurred_at} as text)`.as("occurred_at"),
+              sql<string | null>`cast(${e.actor_type} as text)`.as("actor_type"),
+            ]),
+        );
+        const [first, ...rest] = events;
+        if (!first) throw new Error("insertWithTimeline needs at least one timeline event");
+        return rest.reduce((union, q) => union.unionAll(q), first);
+      });
+  },
+);
+
 const timelineLength = queryTemplate((db, p: { operationUid: string }) =>
   db
     .selectFrom("operation_timeline")
@@ -134,12 +187,14 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
     return out;
   };
 
+  const insert = async (op: Operation) => {
+    if ((await insertOperation.affected(ctx, fromOperation(op))) !== 1)
+      throw conflictError(conflictIndexes.operationClientReference);
+    versions.remember(VERSIONED, op.uid, { state: op.state, updated_at: op.updatedAt });
+  };
+
   return {
-    async insert(op) {
-      if ((await insertOperation.affected(ctx, fromOperation(op))) !== 1)
-        throw conflictError(conflictIndexes.operationClientReference);
-      versions.remember(VERSIONED, op.uid, { state: op.state, updated_at: op.updatedAt });
-    },
+    insert,
 
     async update(op) {
       // Everything but the identity of the operation: who, what kind, which currency, which
@@ -225,6 +280,26 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
     async findByClientReference(tenantId, type, clientReference) {
       const row = await findByClientReference.first(ctx, { tenantId, type, clientReference });
       return row ? seen(row) : null;
+    },
+
+    async insertWithTimeline(op, timeline) {
+      const rows = timeline.map(
+        (e): Omit<Selectable<OperationTimelineTable>, "operation_uid"> => ({
+          sequence_no: e.sequenceNo,
+          from_state: e.fromState,
+          to_state: e.toState,
+          occurred_at: e.occurredAt,
+          actor_type: e.actorType,
+        }),
+      );
+      if (ctx.dialect === "postgres") {
+        const events = await insertWithTimelinePg.affected(ctx, { op: fromOperation(op), timeline: rows });
+        if (events !== rows.length) throw conflictError(conflictIndexes.operationClientReference);
+        versions.remember(VERSIONED, op.uid, { state: op.state, updated_at: op.updatedAt });
+        return;
+      }
+      await insert(op);
+      await appendTimelineRows.execute(ctx, { rows: rows.map((r) => ({ operation_uid: op.uid, ...r })) });
     },
 
     async appendTimeline(e) {

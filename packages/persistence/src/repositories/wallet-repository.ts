@@ -2,10 +2,36 @@ import type { Wallet, WalletRepository } from "@wallet/ledger-core";
 import type { Selectable } from "kysely";
 import type { WalletsTable } from "../schema/database.js";
 import { queryTemplate } from "../shared/query-template.js";
+import { toCustomer } from "./customer-repository.js";
 import type { SqlContext } from "./sql-context.js";
 
 const getWallet = queryTemplate((db, p: { tenantId: string; uid: string }) =>
   db.selectFrom("wallets").selectAll().where("tenant_id", "=", p.tenantId).where("uid", "=", p.uid),
+);
+
+/** The wallet's columns as they are, its customer's prefixed `c_` (both have uid, status...). */
+const getWalletWithCustomer = queryTemplate((db, p: { tenantId: string; uid: string }) =>
+  db
+    .selectFrom("wallets as w")
+    .innerJoin("customers as c", (j) =>
+      j.onRef("c.uid", "=", "w.customer_uid").onRef("c.tenant_id", "=", "w.tenant_id"),
+    )
+    .selectAll("w")
+    .select([
+      "c.uid as c_uid",
+      "c.tenant_id as c_tenant_id",
+      "c.status as c_status",
+      "c.customer_type as c_customer_type",
+      "c.display_name as c_display_name",
+      "c.date_of_birth as c_date_of_birth",
+      "c.region_code as c_region_code",
+      "c.preferred_locale as c_preferred_locale",
+      "c.client_reference as c_client_reference",
+      "c.metadata as c_metadata",
+      "c.created_at as c_created_at",
+    ])
+    .where("w.tenant_id", "=", p.tenantId)
+    .where("w.uid", "=", p.uid),
 );
 
 export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
@@ -30,6 +56,26 @@ export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
     async get(tenantId, uid) {
       const row = await getWallet.first(ctx, { tenantId, uid });
       return row ? toWallet(row) : null;
+    },
+    async getWithCustomer(tenantId, uid) {
+      const row = await getWalletWithCustomer.first(ctx, { tenantId, uid });
+      if (!row) return null;
+      return {
+        wallet: toWallet(row),
+        customer: toCustomer({
+          uid: row.c_uid,
+          tenant_id: row.c_tenant_id,
+          status: row.c_status,
+          customer_type: row.c_customer_type,
+          display_name: row.c_display_name,
+          date_of_birth: row.c_date_of_birth,
+          region_code: row.c_region_code,
+          preferred_locale: row.c_preferred_locale,
+          client_reference: row.c_client_reference,
+          metadata: row.c_metadata,
+          created_at: row.c_created_at,
+        }),
+      };
     },
     async getAny(uid) {
       const row = await trx.selectFrom("wallets").selectAll().where("uid", "=", uid).executeTakeFirst();

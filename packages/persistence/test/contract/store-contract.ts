@@ -525,6 +525,10 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           await tx.wallets.insert(savings);
         });
         expect(await run((tx) => tx.wallets.get(tenant.id, main.uid))).toEqual(main);
+        expect(await run((tx) => tx.wallets.getWithCustomer(tenant.id, main.uid))).toEqual({
+          wallet: main,
+          customer,
+        });
         expect(await run((tx) => tx.wallets.getAny(savings.uid))).toEqual(savings);
         expect(await run((tx) => tx.wallets.listByCustomer(tenant.id, customer.uid))).toEqual([
           main,
@@ -541,6 +545,8 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         });
         const stranger = await newTenant();
         expect(await run((tx) => tx.wallets.get(stranger.id, main.uid))).toBeNull();
+        expect(await run((tx) => tx.wallets.getWithCustomer(stranger.id, main.uid))).toBeNull();
+        expect(await run((tx) => tx.wallets.getWithCustomer(tenant.id, unique("wal")))).toBeNull();
         await run((tx) => tx.wallets.setStatus(stranger.id, savings.uid, "closed"));
         expect((await run((tx) => tx.wallets.getAny(savings.uid)))?.status).toBe("active");
         expect(await run((tx) => tx.wallets.getAny(unique("wal")))).toBeNull();
@@ -982,6 +988,54 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         ).toBeInstanceOf(Error);
         expect(await run((tx) => tx.operations.timeline(unique("op")))).toEqual([]);
         expect(await run((tx) => tx.operations.timelineLength(unique("op")))).toBe(0);
+      });
+
+      it("inserts an operation with its first timeline events as one write; a duplicate writes neither", async () => {
+        const tenant = await newTenant();
+        const ref = unique("ref");
+        const op = operationFixture(tenant.id, { clientReference: ref, state: "completed" });
+        const events = [
+          {
+            operationUid: op.uid,
+            sequenceNo: 0,
+            fromState: null,
+            toState: "created",
+            occurredAt: at(1),
+            actorType: "api_client",
+          },
+          {
+            operationUid: op.uid,
+            sequenceNo: 1,
+            fromState: "created",
+            toState: "completed",
+            occurredAt: at(2),
+            actorType: null,
+          },
+        ] as const;
+        await run((tx) => tx.operations.insertWithTimeline(op, events));
+        expect(await run((tx) => tx.operations.get(tenant.id, op.uid))).toEqual(op);
+        expect(await run((tx) => tx.operations.timeline(op.uid))).toEqual(events);
+
+        // The same clientReference: Conflict, nothing written, and the transaction goes on.
+        const dup = operationFixture(tenant.id, { clientReference: ref });
+        const dupEvents = [{ ...events[0], operationUid: dup.uid }];
+        const other = operationFixture(tenant.id);
+        const refused = await run(async (tx) => {
+          const e = await rejection(tx.operations.insertWithTimeline(dup, dupEvents));
+          await tx.operations.insertWithTimeline(other, [{ ...events[0], operationUid: other.uid }]);
+          return e;
+        });
+        expect(isConflict(refused)).toBe(true);
+        expect(await run((tx) => tx.operations.get(tenant.id, dup.uid))).toBeNull();
+        expect(await run((tx) => tx.operations.timeline(dup.uid))).toEqual([]);
+        expect(await run((tx) => tx.operations.timelineLength(other.uid))).toBe(1);
+        // As after insert, the transaction knows the row's version: its own update applies.
+        const moved = operationFixture(tenant.id, { state: "created" });
+        await run(async (tx) => {
+          await tx.operations.insertWithTimeline(moved, [{ ...events[0], operationUid: moved.uid }]);
+          await tx.operations.update({ ...moved, state: "processing", updatedAt: at(9) });
+        });
+        expect((await run((tx) => tx.operations.get(tenant.id, moved.uid)))?.state).toBe("processing");
       });
 
       describe("list", () => {
