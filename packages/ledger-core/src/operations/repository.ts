@@ -43,8 +43,9 @@ export interface OperationRepository {
   ): Promise<Operation | null>;
   appendTimeline(e: TimelineEvent): Promise<void>;
   /**
-   * `insert`, then `appendTimeline` of each event (its first ones, at least one, numbered from 0), as one write:
-   * Postgres runs it as one statement, SQLite as two. Refuses a duplicate like `insert`.
+   * `insert`, then `appendTimeline` of each event (its first ones, at least one, numbered from 0):
+   * Postgres runs it as one statement (one round trip), SQLite as those calls. Refuses a
+   * duplicate like `insert`.
    */
   insertWithTimeline(op: Operation, timeline: readonly TimelineEvent[]): Promise<void>;
   timeline(operationUid: string): Promise<TimelineEvent[]>;

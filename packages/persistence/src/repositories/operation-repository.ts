@@ -93,10 +93,6 @@ const appendTimeline = queryTemplate((db, row: Selectable<OperationTimelineTable
   db.insertInto("operation_timeline").values(row),
 );
 
-const appendTimelineRows = queryTemplate((db, p: { rows: Selectable<OperationTimelineTable>[] }) =>
-  db.insertInto("operation_timeline").values(p.rows),
-);
-
 /**
  * Postgres: the operation and its first timeline events in one statement. The events are inserted
  * from what the operation's insert returns, so a clientReference taken already (nothing inserted,
@@ -298,8 +294,9 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
         versions.remember(VERSIONED, op.uid, { state: op.state, updated_at: op.updatedAt });
         return;
       }
+      // SQLite: one statement each (a multi-row insert measured slower there: no round trip to save).
       await insert(op);
-      await appendTimelineRows.execute(ctx, { rows: rows.map((r) => ({ operation_uid: op.uid, ...r })) });
+      for (const row of rows) await appendTimeline.execute(ctx, { operation_uid: op.uid, ...row });
     },
 
     async appendTimeline(e) {
