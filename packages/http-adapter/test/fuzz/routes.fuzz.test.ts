@@ -55,7 +55,7 @@ for (const kind of storeKinds()) {
     });
 
     for (const entry of routes) {
-      it(`${entry.method} ${entry.path}`, { timeout: 60_000 }, async () => {
+      it(`${entry.method} ${entry.path}`, { timeout: 60_000 * scale }, async () => {
         await fc.assert(
           fc.asyncProperty(requestArbitrary(entry, world), async (req) => {
             const what = `${req.method} ${req.pathAndQuery} key=${JSON.stringify(req.idempotencyKey)} body=${(req.body ?? "").slice(0, 300)}`;

@@ -1,5 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { refuse } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Assertion, BindingValues } from "./model.js";
 import { ASSERTION_LIFETIME_SECONDS_MAX, BINDING_TEMPLATE, bindingCanonical } from "./model.js";
@@ -77,7 +78,7 @@ export async function validateAssertion(
     );
   }
 
-  const nowIso = now.toISOString();
+  const nowIso = iso(now);
   const live = await tx.assertions.findLive(ctx.tenant.id, assertion.sourceReference, nowIso);
   if (live && live.customerUid !== check.customerUid) {
     refuse("UnprocessableEntity", "The assertion's sourceReference is in use by another customer");
@@ -97,7 +98,7 @@ export async function validateAssertion(
     tenantId: ctx.tenant.id,
     sourceReference: assertion.sourceReference,
     customerUid: check.customerUid,
-    expiresAt: new Date(expiresAt).toISOString(),
+    expiresAt: iso(new Date(expiresAt)),
     recordedAt: nowIso,
   });
 }

@@ -1,4 +1,5 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { loadCustomer } from "./identifiers.js";
 import type { Agreement } from "./model.js";
@@ -43,7 +44,7 @@ export async function addAgreement(
 ): Promise<AgreementView> {
   const customer = await loadCustomer(tx, ctx, customerUid);
   assertAgreementChannel(input.acceptedChannel, "acceptedChannel");
-  const agreement = newAgreement(deps, ctx.tenant.id, customer.uid, input, deps.clock.now().toISOString());
+  const agreement = newAgreement(deps, ctx.tenant.id, customer.uid, input, iso(deps.clock.now()));
   await tx.agreements.insert(agreement);
   return toAgreementView(agreement);
 }

@@ -1,5 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { invariant, notFound } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { findKycLevel } from "../tenants/catalog.js";
 import { readWalletBalance } from "../wallets/get-wallet-balance.js";
@@ -32,7 +33,7 @@ export async function getCustomerSummary(
   const unmasked = opts.unmask ? identifiers.filter((i) => i.class === "contact") : [];
   if (unmasked.length > 0) {
     await tx.audit.append({
-      at: deps.clock.now().toISOString(),
+      at: iso(deps.clock.now()),
       tenantId,
       kid: ctx.kid,
       action: "customer.pii_read",

@@ -1,5 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { notFound, refuse } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Customer, Identifier, VerificationStatus } from "./model.js";
 import type { IdentifierInput } from "./records.js";
@@ -43,7 +44,7 @@ export async function addIdentifier(
 ): Promise<IdentifierView> {
   const customer = await lockCustomer(tx, ctx, customerUid);
   const now = deps.clock.now();
-  const identifier = newIdentifier(deps, ctx.tenant.id, customer.uid, input, now.toISOString());
+  const identifier = newIdentifier(deps, ctx.tenant.id, customer.uid, input, iso(now));
   await assertNoVerifiedDuplicates(tx, ctx.tenant.id, [identifier]);
   if (identifier.isPrimary) await demotePrimary(tx, ctx.tenant.id, customer.uid, identifier);
   await tx.identifiers.insert(identifier);

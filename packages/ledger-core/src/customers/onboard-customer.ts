@@ -1,6 +1,7 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { emitFirstEvent } from "../events/emit.js";
 import { refuse } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Wallet } from "../wallets/model.js";
 import { approvedKycLevel, approvedProfile, notApproved } from "./account-approval.js";
@@ -47,7 +48,7 @@ export async function onboardCustomer(
   if (input.kyc.riskRating === "prohibited")
     refuse("UnprocessableEntity", "A customer with a prohibited risk rating cannot be onboarded");
 
-  const at = deps.clock.now().toISOString();
+  const at = iso(deps.clock.now());
   const customer: Customer = {
     uid: deps.ids.next("customer"),
     tenantId: tenant.id,

@@ -10,6 +10,7 @@ import { assertClientReferenceUnused } from "../operations/client-reference.js";
 import type { OperationView } from "../operations/views.js";
 import { refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import type { DebitPlan } from "./record-debit.js";
@@ -81,7 +82,7 @@ export async function debitUnderMandate(
   // Counted only now, under the wallet's lock, so two concurrent debits cannot both pass.
   const periodStart = frequencyPeriodStart(mandate.frequency, now);
   if (periodStart !== null) {
-    const used = await tx.operations.countMandateDebits(mandate.uid, periodStart.toISOString());
+    const used = await tx.operations.countMandateDebits(mandate.uid, iso(periodStart));
     if (used > 0) {
       frequencyExceeded(
         mandate.frequency === "one_time"
@@ -98,7 +99,7 @@ export async function debitUnderMandate(
   if (mandate.frequency === "one_time") {
     // Completed with its debit, written before the debit posts (and takes the shared locks).
     mandate.status = "completed";
-    mandate.updatedAt = now.toISOString();
+    mandate.updatedAt = iso(now);
     await tx.mandates.update(mandate);
   }
   return recordDebit(deps, ctx, tx, plan, fundedDebit(plan, charges, balances), now);

@@ -13,6 +13,7 @@ import { createAndTransitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import type { OperationView } from "../operations/views.js";
 import { toOperationView } from "../operations/views.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Beneficiary } from "../tenants/catalog.js";
 import type { WalletParty } from "../wallets/movement.js";
@@ -97,7 +98,7 @@ export async function recordDebit(
   now: Date,
 ): Promise<OperationView> {
   const { wallet } = plan.party;
-  const at = now.toISOString();
+  const at = iso(now);
   const charged = outcome.state === "completed" ? outcome.charges : null;
   const op: Operation = {
     uid: deps.ids.next("operation"),

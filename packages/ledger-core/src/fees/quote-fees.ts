@@ -2,6 +2,7 @@ import type { CoreDeps, RequestContext } from "../app/context.js";
 import { approvedRail } from "../customers/account-approval.js";
 import { refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import type { FeeBreakdownLine } from "./fee-engine.js";
@@ -91,8 +92,8 @@ export async function quoteFees(
       ? { uid: feeRuleVersionUid(charges.schedule.ruleCode, charges.schedule.versionNo), ...charges.schedule }
       : null,
     railCode,
-    validUntil: new Date(now.getTime() + QUOTE_VALIDITY_SECONDS * 1000).toISOString(),
-    createdAt: now.toISOString(),
+    validUntil: iso(new Date(now.getTime() + QUOTE_VALIDITY_SECONDS * 1000)),
+    createdAt: iso(now),
   };
   await tx.quotes.insert(quote);
   return toFeeQuoteView(quote);

@@ -1,6 +1,7 @@
 import { postingsLast } from "../ledger/posting.js";
 import { type DomainError, isDomainError, refuse } from "../shared/errors.js";
 import type { Clock } from "../shared/ports.js";
+import { iso } from "../shared/time.js";
 import type { Tx, UnitOfWork } from "../store/unit-of-work.js";
 import type { StoredResponse } from "./model.js";
 
@@ -47,8 +48,8 @@ export async function runIdempotent(
       requestHash: claim.requestHash,
       state: "in_progress",
       response: null,
-      lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_SECONDS * 1000).toISOString(),
-      createdAt: now.toISOString(),
+      lockedUntil: iso(new Date(now.getTime() + IDEMPOTENCY_LOCK_SECONDS * 1000)),
+      createdAt: iso(now),
     }),
   );
   if (claimed.kind === "existing") {

@@ -6,6 +6,7 @@ import type { KycVersionInput } from "../customers/records.js";
 import { newKycVersion } from "../customers/records.js";
 import { emitEvent } from "../events/emit.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { findKycLevel } from "../tenants/catalog.js";
 import type { Tenant } from "../tenants/model.js";
@@ -81,7 +82,7 @@ export async function submitKycVersion(
       );
     }
   }
-  const at = deps.clock.now().toISOString();
+  const at = iso(deps.clock.now());
   const version = newKycVersion(deps, ctx.tenant.id, customer.uid, input, at);
   await tx.kycVersions.insert(version);
   const autoApprove =
@@ -168,6 +169,6 @@ export async function decideKycVersion(
   if (version.state !== "pending") refuse("Conflict", `The KYC version is ${version.state}, not pending`);
   const tenant = (await tx.tenants.get(version.tenantId)) ?? notFound("Tenant");
   return toKycVersionView(
-    await applyDecision(deps, tx, tenant, version, decision, reason, deps.clock.now().toISOString()),
+    await applyDecision(deps, tx, tenant, version, decision, reason, iso(deps.clock.now())),
   );
 }

@@ -1,6 +1,7 @@
 import type { CoreDeps } from "../app/context.js";
 import { notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount, MAX_MINOR } from "../shared/money.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { accountKeys } from "./accounts.js";
 import { entriesOf } from "./journal.js";
@@ -39,7 +40,7 @@ export async function fundPrefund(deps: CoreDeps, tx: Tx, input: FundPrefundInpu
     operationUid: null,
     currency: input.currency,
     kind: "prefund_funding",
-    createdAt: deps.clock.now().toISOString(),
+    createdAt: iso(deps.clock.now()),
     entries: entriesOf([{ from: deposits, to: prefund, amountMinor: input.amountMinor, label: "amount" }]),
   });
   return {

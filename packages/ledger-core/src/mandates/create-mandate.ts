@@ -7,6 +7,7 @@ import { newAgreement } from "../customers/records.js";
 import { assertAgreementChannel } from "../customers/rules.js";
 import { notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import type { AmountRule, Mandate, MandateFrequency } from "./model.js";
@@ -45,7 +46,7 @@ function normalizeTimestamp(value: string, field: string): string {
     return refuse("InvalidRequest", `${field} must be an ISO-8601 timestamp`, [
       { field, issue: "invalid timestamp" },
     ]);
-  return new Date(t).toISOString();
+  return iso(new Date(t));
 }
 
 /**
@@ -102,7 +103,7 @@ export async function createMandate(
   collectingBeneficiary(deps.catalog, input.beneficiaryEntityCode);
   assertAgreementChannel(input.agreement.acceptedChannel, "agreement.acceptedChannel");
   const now = deps.clock.now();
-  const at = now.toISOString();
+  const at = iso(now);
   // A mandate that could never be used is refused rather than born expired.
   if (validTo !== null && Date.parse(validTo) <= now.getTime()) {
     refuse("UnprocessableEntity", "validTo has already passed", [

@@ -1,5 +1,6 @@
 import type { CoreDeps } from "../app/context.js";
 import { invariant } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Tenant } from "../tenants/model.js";
 import { emitMandateEvent } from "./rules.js";
@@ -11,7 +12,7 @@ const assertLimit = (limit: number) =>
 function normalizeAsOf(asOfIso: string): string {
   const t = Date.parse(asOfIso);
   invariant(!Number.isNaN(t), "a job's asOf is an ISO-8601 timestamp");
-  return new Date(t).toISOString();
+  return iso(new Date(t));
 }
 
 /**
@@ -27,7 +28,7 @@ export async function activateDueMandates(
 ): Promise<number> {
   assertLimit(limit);
   const due = await tx.mandates.listDue("activate", normalizeAsOf(asOfIso), limit);
-  const at = deps.clock.now().toISOString();
+  const at = iso(deps.clock.now());
   for (const m of due) {
     m.status = "active";
     m.updatedAt = at;
@@ -48,7 +49,7 @@ export async function expireDueMandates(
 ): Promise<number> {
   assertLimit(limit);
   const due = await tx.mandates.listDue("expire", normalizeAsOf(asOfIso), limit);
-  const at = deps.clock.now().toISOString();
+  const at = iso(deps.clock.now());
   const tenants = new Map<string, Tenant>();
   for (const m of due) {
     let tenant = tenants.get(m.tenantId);

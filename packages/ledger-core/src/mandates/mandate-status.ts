@@ -1,5 +1,6 @@
 import type { CoreDeps } from "../app/context.js";
 import { notFound, refuse } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { MandateStatus } from "./model.js";
 import { emitMandateEvent } from "./rules.js";
@@ -27,7 +28,7 @@ export async function setMandateStatus(
     refuse("Conflict", `A ${mandate.status} mandate cannot become ${status}`);
   }
   const tenant = (await tx.tenants.get(mandate.tenantId)) ?? notFound("Tenant");
-  const at = deps.clock.now().toISOString();
+  const at = iso(deps.clock.now());
   mandate.status = status;
   mandate.updatedAt = at;
   await tx.mandates.update(mandate);

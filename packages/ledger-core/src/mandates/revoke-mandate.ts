@@ -2,6 +2,7 @@ import type { CoreDeps, RequestContext } from "../app/context.js";
 import type { Assertion } from "../assertions/model.js";
 import { validateAssertion } from "../assertions/validate-assertion.js";
 import { refuse } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { loadWalletParty } from "../wallets/movement.js";
 import { loadMandate } from "./read-mandates.js";
@@ -46,7 +47,7 @@ export async function revokeMandate(
       binding: null,
     });
   }
-  const at = deps.clock.now().toISOString();
+  const at = iso(deps.clock.now());
   await revokeMandateRecord(
     tx,
     mandate,

@@ -17,6 +17,7 @@ import { toOperationView } from "../operations/views.js";
 import { railFor } from "../rails/rail-capability.js";
 import { refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import type { PayoutDetails } from "./model.js";
@@ -165,7 +166,7 @@ export async function createPayout(
   ]);
   assertCovered(balances, entries, () => "InsufficientFunds");
 
-  const at = now.toISOString();
+  const at = iso(now);
   const details: PayoutDetails = {
     railCode: rail.code,
     destinationIdentifierUid: destination.uid,

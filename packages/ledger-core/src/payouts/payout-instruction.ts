@@ -3,6 +3,7 @@ import type { OperationDetailView } from "../operations/views.js";
 import { toOperationDetailView } from "../operations/views.js";
 import type { PayoutInstruction } from "../rails/payment-rail.js";
 import { invariant } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { payoutDetailsOf } from "./model.js";
 import { loadRailPayout } from "./report-payout-result.js";
@@ -43,7 +44,7 @@ export async function recordPayoutSubmission(
 ): Promise<OperationDetailView> {
   const op = await loadRailPayout(tx, input.railCode, input.operationUid);
   if (op.state === "processing" && op.provider?.state === "initiated") {
-    const at = deps.clock.now().toISOString();
+    const at = iso(deps.clock.now());
     op.provider = {
       ...op.provider,
       state: "pending",

@@ -10,6 +10,7 @@ import type { Operation, OperationState } from "../operations/model.js";
 import type { OperationDetailView } from "../operations/views.js";
 import { toOperationDetailView, toOperationView } from "../operations/views.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { PayoutOutcome } from "./model.js";
 import { payoutDetailsOf } from "./model.js";
@@ -73,7 +74,7 @@ export async function reportPayoutResult(
 
   const tenant = await tx.tenants.get(op.tenantId);
   invariant(tenant, "an operation's tenant exists");
-  const at = deps.clock.now().toISOString();
+  const at = iso(deps.clock.now());
   const provider = {
     ...op.provider,
     reference: input.providerReference ?? op.provider.reference,

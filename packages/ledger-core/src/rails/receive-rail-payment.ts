@@ -11,6 +11,7 @@ import { toOperationView } from "../operations/views.js";
 import type { ErrorCode } from "../shared/errors.js";
 import { invariant, isDomainError, notFound } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { findRail } from "../tenants/catalog.js";
 import { isValidIntentReference } from "../topups/intent-reference.js";
@@ -146,7 +147,7 @@ export async function receiveRailPayment(
   if (known) return resultOf(known);
 
   const now = deps.clock.now();
-  const at = now.toISOString();
+  const at = iso(now);
   const verdict = await evaluate(deps, tx, input, now);
   const payment: RailPayment = {
     railCode: rail.code,

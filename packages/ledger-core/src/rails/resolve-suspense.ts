@@ -6,6 +6,7 @@ import { createOperation, transitionOperation } from "../operations/lifecycle.js
 import type { Operation } from "../operations/model.js";
 import { toOperationView } from "../operations/views.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import type { SuspenseItem, SuspenseStatus } from "./model.js";
@@ -63,7 +64,7 @@ export async function resolveSuspense(
   if (item.status !== "open") return notOpen(item);
 
   const now = deps.clock.now();
-  const at = now.toISOString();
+  const at = iso(now);
   const resolved: SuspenseItem = { ...item, resolvedAt: at };
   if (wallet === null) {
     await tx.ledger.post({

@@ -8,7 +8,7 @@ import { toOperationDetailView, toOperationView } from "../operations/views.js";
 import { railFor } from "../rails/rail-capability.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
-import { addSeconds } from "../shared/time.js";
+import { addSeconds, iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import { assertCanMove } from "../wallets/status-rules.js";
@@ -87,7 +87,7 @@ export async function createTopupIntent(
   assertCanMove(wallet.status, customer.status, "inbound");
 
   const now = deps.clock.now();
-  const at = now.toISOString();
+  const at = iso(now);
   const uid = deps.ids.next("operation");
   const intentReference = await drawIntentReference(deps, tx, uid);
   // Fixed now so the intent shows what the payment will cost; charged when the payment matches.
@@ -115,7 +115,7 @@ export async function createTopupIntent(
     provider: { railCode: rail.code, state: "pending", reference: null, lastUpdatedAt: at },
     mandateUid: null,
     intentReference,
-    expiresAt: addSeconds(now, lifetime).toISOString(),
+    expiresAt: iso(addSeconds(now, lifetime)),
     details: { ...details },
     metadata: null,
     createdAt: at,

@@ -4,6 +4,7 @@ import { accountKeys } from "../ledger/accounts.js";
 import { transitionOperation } from "../operations/lifecycle.js";
 import { toOperationView } from "../operations/views.js";
 import { invariant } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 
 /** Most intents one run may expire; the scheduler runs again for the rest. */
@@ -42,7 +43,7 @@ export async function expireTopups(deps: CoreDeps, tx: Tx, asOfIso: string, limi
     }
     const tenant = await tx.tenants.get(op.tenantId);
     invariant(tenant, "an operation's tenant exists");
-    const at = deps.clock.now().toISOString();
+    const at = iso(deps.clock.now());
     if (op.provider) op.provider = { ...op.provider, state: "failed", lastUpdatedAt: at };
     await transitionOperation(tx, op, "failed", at, "system");
     await emitEvent(deps, tx, tenant, "topup.expired", op.uid, "operation", toOperationView(op), at);

@@ -2,6 +2,7 @@ import type { CoreDeps } from "../app/context.js";
 import type { CustomerStatus } from "../customers/model.js";
 import { emitEvent } from "../events/emit.js";
 import { notFound } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Tenant } from "../tenants/model.js";
 import type { Wallet, WalletStatus } from "./model.js";
@@ -46,7 +47,7 @@ export async function setWalletStatus(
 export async function changeWalletStatus(deps: CoreDeps, tx: Tx, walletUid: string, status: WalletStatus) {
   const wallet = (await tx.wallets.getAny(walletUid)) ?? notFound("Wallet");
   const tenant = (await tx.tenants.get(wallet.tenantId)) ?? notFound("Tenant");
-  const updated = await setWalletStatus(deps, tx, tenant, wallet, status, deps.clock.now().toISOString());
+  const updated = await setWalletStatus(deps, tx, tenant, wallet, status, iso(deps.clock.now()));
   return { uid: updated.uid, customerUid: updated.customerUid, status: updated.status };
 }
 
@@ -70,7 +71,7 @@ export async function changeCustomerStatus(
         customer.uid,
         "customer",
         { uid: customer.uid, status },
-        deps.clock.now().toISOString(),
+        iso(deps.clock.now()),
       );
     }
   }
