@@ -1,13 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertionFor, onboardingBody, send } from "../../../ledger-core/test/model/requests.js";
-import { CURRENCY, createReal, RAIL, type Real } from "../../../ledger-core/test/model/world.js";
-import {
-  createFreshPostgresDatabase,
-  createPostgresStore,
-  postgresTestUrl,
-  requirePostgres,
-} from "../../src/index.js";
+import { CURRENCY, RAIL, type Real } from "../../../ledger-core/test/model/world.js";
+import { openPostgresReal, postgresUrlFor } from "./postgres-real.js";
 
 /**
  * Found by the model's Race command on Postgres: two writes of the same kind with the same
@@ -20,12 +15,7 @@ import {
  * The interleaving is forced: a separate transaction holds the wallet's account row, both requests
  * queue behind it past their early checks, then it lets go.
  */
-const pgUrl = postgresTestUrl();
-if (pgUrl === null) {
-  if (requirePostgres())
-    throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
-  console.info("clientReference race (postgres): WALLET_TEST_POSTGRES_URL is not set; skipped");
-}
+const pgUrl = postgresUrlFor("clientReference race");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,18 +27,10 @@ describe.skipIf(pgUrl === null)("same clientReference under two keys at once (Po
   let mandateUid = "";
 
   beforeAll(async () => {
-    const fresh = await createFreshPostgresDatabase(pgUrl ?? "");
-    cleanups.push(() => fresh.drop());
-    url = fresh.url;
-    const store = createPostgresStore({ connectionString: url, poolSize: 6 });
-    cleanups.unshift(() => store.close());
-    await store.migrate();
-    real = await createReal({
-      name: "postgres",
-      uow: store.uow,
-      snapshot: async () => ({ journals: [], accounts: [], operations: [] }),
-      close: async () => {},
-    });
+    const opened = await openPostgresReal(pgUrl ?? "", { poolSize: 6 });
+    cleanups.push(() => opened.close());
+    real = opened.real;
+    url = opened.url;
     const onboarded = await send(
       real,
       "onboard",

@@ -2,13 +2,8 @@ import { addIdentifier, decideKycVersion, isDomainError } from "@wallet/ledger-c
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onboardingBody, send } from "../../../ledger-core/test/model/requests.js";
-import { createReal, type Real } from "../../../ledger-core/test/model/world.js";
-import {
-  createFreshPostgresDatabase,
-  createPostgresStore,
-  postgresTestUrl,
-  requirePostgres,
-} from "../../src/index.js";
+import type { Real } from "../../../ledger-core/test/model/world.js";
+import { openPostgresReal, postgresUrlFor } from "./postgres-real.js";
 
 /**
  * Changes to a customer's KYC versions and identifiers are decided by reading them: a customer
@@ -23,12 +18,7 @@ import {
  * reads (and row locks) through but stops every insert and update, so both requests are past
  * whatever reads they do unlocked before either writes; then it lets go.
  */
-const pgUrl = postgresTestUrl();
-if (pgUrl === null) {
-  if (requirePostgres())
-    throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
-  console.info("customer races (postgres): WALLET_TEST_POSTGRES_URL is not set; skipped");
-}
+const pgUrl = postgresUrlFor("customer races");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -40,18 +30,10 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
   let onboarded = 0;
 
   beforeAll(async () => {
-    const fresh = await createFreshPostgresDatabase(pgUrl ?? "");
-    cleanups.push(() => fresh.drop());
-    url = fresh.url;
-    const store = createPostgresStore({ connectionString: url, poolSize: 6 });
-    cleanups.unshift(() => store.close());
-    await store.migrate();
-    real = await createReal({
-      name: "postgres",
-      uow: store.uow,
-      snapshot: async () => ({ journals: [], accounts: [], operations: [] }),
-      close: async () => {},
-    });
+    const opened = await openPostgresReal(pgUrl ?? "", { poolSize: 6 });
+    cleanups.push(() => opened.close());
+    real = opened.real;
+    url = opened.url;
     sql = new pg.Client({ connectionString: url });
     await sql.connect();
     cleanups.unshift(() => sql.end());

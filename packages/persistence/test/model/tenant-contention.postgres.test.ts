@@ -9,20 +9,9 @@ import {
   type RouteName,
   send,
 } from "../../../ledger-core/test/model/requests.js";
-import {
-  CURRENCY,
-  createReal,
-  INITIAL_PREFUND_MINOR,
-  RAIL,
-  type Real,
-} from "../../../ledger-core/test/model/world.js";
-import {
-  createFreshPostgresDatabase,
-  createPostgresStore,
-  type GroupCommitOptions,
-  postgresTestUrl,
-  requirePostgres,
-} from "../../src/index.js";
+import { CURRENCY, INITIAL_PREFUND_MINOR, RAIL, type Real } from "../../../ledger-core/test/model/world.js";
+import type { GroupCommitOptions } from "../../src/index.js";
+import { openPostgresReal, postgresUrlFor } from "./postgres-real.js";
 
 /**
  * One tenant, a few wallets, many requests at once: credits (prefund -> wallet), debits with an
@@ -32,12 +21,7 @@ import {
  * interleaving: no request fails other than by a refusal of the rules (no deadlock, no
  * serialization failure), and not a cent is lost or invented.
  */
-const pgUrl = postgresTestUrl();
-if (pgUrl === null) {
-  if (requirePostgres())
-    throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
-  console.info("tenant contention (postgres): WALLET_TEST_POSTGRES_URL is not set; skipped");
-}
+const pgUrl = postgresUrlFor("tenant contention");
 
 const WALLETS = 4;
 const REQUESTS = 160;
@@ -228,17 +212,9 @@ describe.skipIf(pgUrl === null)("one tenant's requests at once (Postgres)", () =
   for (const [name, groupCommit] of setups) {
     it(`${name}: no deadlock, only the rules' refusals, every cent accounted for`, async () => {
       refusals.length = 0;
-      const fresh = await createFreshPostgresDatabase(pgUrl ?? "");
-      cleanups.push(() => fresh.drop());
-      const store = createPostgresStore({ connectionString: fresh.url, poolSize: 16, groupCommit });
-      cleanups.unshift(() => store.close());
-      await store.migrate();
-      const real = await createReal({
-        name: "postgres",
-        uow: store.uow,
-        snapshot: async () => ({ journals: [], accounts: [], operations: [] }),
-        close: async () => {},
-      });
+      const opened = await openPostgresReal(pgUrl ?? "", { poolSize: 16, groupCommit });
+      cleanups.push(() => opened.close());
+      const { real } = opened;
       const customers: Customer[] = [];
       for (let n = 0; n < WALLETS; n++) customers.push(await onboard(real, n));
       // Enough to start with so debits and payouts have something to spend.
@@ -272,7 +248,7 @@ describe.skipIf(pgUrl === null)("one tenant's requests at once (Postgres)", () =
       expect(payouts.length).toBeGreaterThan(0);
       const second: Promise<Outcome>[] = [
         ...payouts.map((operationUid, i) =>
-          store.uow.run(async (tx): Promise<Outcome> => {
+          real.uow.run(async (tx): Promise<Outcome> => {
             const outcome = i % 3 === 0 ? "failed" : "confirmed";
             await reportPayoutResult(real.deps, tx, { railCode: RAIL, operationUid, outcome });
             return { kind: "answer", replayed: false, status: 200, body: "{}" };
@@ -285,7 +261,7 @@ describe.skipIf(pgUrl === null)("one tenant's requests at once (Postgres)", () =
       ];
       expect(await failures(second)).toEqual([]);
 
-      const totals = await ledgerTotals(fresh.url);
+      const totals = await ledgerTotals(opened.url);
       expect(totals.drifted).toEqual([]);
       expect(totals.unbalanced).toEqual([]);
       expect(totals.sum).toBe(0);

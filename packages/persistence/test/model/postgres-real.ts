@@ -1,0 +1,60 @@
+import { createReal, type Real } from "../../../ledger-core/test/model/world.js";
+import {
+  createFreshPostgresDatabase,
+  createPostgresStore,
+  type PostgresStoreOptions,
+  postgresTestUrl,
+  requirePostgres,
+} from "../../src/index.js";
+
+/**
+ * The Postgres URL a Postgres-only model test runs on, or null: then the suite is skipped with a
+ * notice naming it, unless WALLET_TEST_REQUIRE_POSTGRES=1 (CI), where a missing URL fails it.
+ */
+export function postgresUrlFor(suite: string): string | null {
+  const url = postgresTestUrl();
+  if (url === null) {
+    if (requirePostgres())
+      throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
+    console.info(`${suite} (postgres): WALLET_TEST_POSTGRES_URL is not set; skipped`);
+  }
+  return url;
+}
+
+export interface PostgresReal {
+  real: Real;
+  /** The fresh database's URL, for a second client (a blocker, a checker). */
+  url: string;
+  /** Closes the store and drops the database. */
+  close(): Promise<void>;
+}
+
+/** A fresh, migrated database with the model's `Real` (the use cases as routes run them) over it. */
+export async function openPostgresReal(
+  baseUrl: string,
+  options: Omit<PostgresStoreOptions, "connectionString"> = {},
+): Promise<PostgresReal> {
+  const fresh = await createFreshPostgresDatabase(baseUrl);
+  const store = createPostgresStore({ ...options, connectionString: fresh.url });
+  try {
+    await store.migrate();
+    const real = await createReal({
+      name: "postgres",
+      uow: store.uow,
+      snapshot: async () => ({ journals: [], accounts: [], operations: [] }),
+      close: async () => {},
+    });
+    return {
+      real,
+      url: fresh.url,
+      async close() {
+        await store.close();
+        await fresh.drop();
+      },
+    };
+  } catch (e) {
+    await store.close();
+    await fresh.drop();
+    throw e;
+  }
+}
