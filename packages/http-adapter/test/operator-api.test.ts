@@ -2,6 +2,7 @@ import { createMemoryStore } from "@wallet/ledger-core/memory";
 import { beforeEach, describe, expect, it } from "vitest";
 import { UNAUTHORIZED_BODY } from "../src/index.js";
 import { ADMIN, createHarness, type Harness, seedTenant } from "./support/fixture.js";
+import { storeKinds } from "./support/stores.js";
 
 describe("operator API (/api/v1/admin)", () => {
   let h: Harness;
@@ -104,5 +105,33 @@ describe("operator API (/api/v1/admin)", () => {
     const res = await h.admin("GET", `${ADMIN}/nope`);
     expect(res.status).toBe(404);
     expect(res.headers.get("X-Request-Id")).toBeTruthy();
+  });
+});
+
+describe.each(storeKinds())("operator trial balance on $name", (kind) => {
+  it("sums exactly past 2^53 - 1 (two tenants funded to the largest amount): 200, never a 500", async () => {
+    const store = await kind.open();
+    try {
+      const h = createHarness(store.uow);
+      const max = Number.MAX_SAFE_INTEGER;
+      for (const id of ["acme", "globex"]) {
+        await seedTenant(store.uow, { id });
+        const funded = await h.admin("POST", `${ADMIN}/tenants/${id}/prefund`, {
+          amountMinor: max,
+          currency: "KES",
+        });
+        expect(funded.status).toBe(200);
+      }
+      const res = await h.admin("GET", `${ADMIN}/ledger/trial-balance`);
+      expect(res.status).toBe(200);
+      // Digits past 2^53 - 1: a JSON number would reach most clients rounded.
+      const total = (2n * BigInt(max)).toString();
+      expect(await res.json()).toEqual({
+        currencies: [{ currency: "KES", debitsMinor: total, creditsMinor: total, netMinor: 0 }],
+        balanced: true,
+      });
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -20,9 +20,17 @@ export const prefundViewSchema = v.object({
   balanceMinor: minor,
 });
 
+/** A sum of minor units: a safe integer, or its decimal digits when it is beyond 2^53 - 1. */
+const exactMinor = v.union([minor, v.pipe(v.string(), v.regex(/^-?[0-9]+$/))]);
+
 export const trialBalanceViewSchema = v.object({
   currencies: v.array(
-    v.object({ currency: v.string(), debitsMinor: minor, creditsMinor: minor, netMinor: minor }),
+    v.object({
+      currency: v.string(),
+      debitsMinor: exactMinor,
+      creditsMinor: exactMinor,
+      netMinor: exactMinor,
+    }),
   ),
   balanced: v.boolean(),
 });

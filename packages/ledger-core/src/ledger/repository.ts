@@ -2,10 +2,13 @@ import type { Journal } from "./journal.js";
 
 export interface TrialBalanceRow {
   currency: string;
-  /** Sum of outflows (absolute). */
-  debitsMinor: number;
-  /** Sum of inflows. */
-  creditsMinor: number;
+  /**
+   * Sum of outflows (absolute), exact: the sums of every entry ever posted outgrow the safe
+   * integers long before any balance does (two tenants funded to the maximum already do).
+   */
+  debitsMinor: bigint;
+  /** Sum of inflows, exact. */
+  creditsMinor: bigint;
 }
 
 /**

@@ -369,12 +369,12 @@ export function createMemoryStore(): MemoryStore {
           .map((k) => s.accounts.get(acct(currency, k))?.updatedAt ?? null)
           .reduce<string | null>((a, b) => (b && (!a || b > a) ? b : a), null),
       trialBalance: async () => {
-        const rows = new Map<string, { currency: string; debitsMinor: number; creditsMinor: number }>();
+        const rows = new Map<string, { currency: string; debitsMinor: bigint; creditsMinor: bigint }>();
         for (const j of s.journals) {
-          const row = rows.get(j.currency) ?? { currency: j.currency, debitsMinor: 0, creditsMinor: 0 };
+          const row = rows.get(j.currency) ?? { currency: j.currency, debitsMinor: 0n, creditsMinor: 0n };
           for (const e of j.entries) {
-            if (e.amountMinor < 0) row.debitsMinor -= e.amountMinor;
-            else row.creditsMinor += e.amountMinor;
+            if (e.amountMinor < 0) row.debitsMinor -= BigInt(e.amountMinor);
+            else row.creditsMinor += BigInt(e.amountMinor);
           }
           rows.set(j.currency, row);
         }

@@ -223,17 +223,27 @@ export function sqlLedgerRepository(ctx: SqlContext): LedgerRepository {
     },
 
     async trialBalance() {
+      // As text, read into bigints: the sums of every entry ever posted outgrow the safe integers
+      // (the exact-integer readers would refuse them). SQLite's sum() stops at 2^63 - 1.
       const rows = await trx
         .selectFrom("journal_entries")
         .select([
           "currency",
-          sql<number>`sum(case when amount_minor < 0 then -amount_minor else 0 end)`.as("debits"),
-          sql<number>`sum(case when amount_minor > 0 then amount_minor else 0 end)`.as("credits"),
+          sql<string>`cast(sum(case when amount_minor < 0 then -amount_minor else 0 end) as text)`.as(
+            "debits",
+          ),
+          sql<string>`cast(sum(case when amount_minor > 0 then amount_minor else 0 end) as text)`.as(
+            "credits",
+          ),
         ])
         .groupBy("currency")
         .orderBy("currency")
         .execute();
-      return rows.map((r) => ({ currency: r.currency, debitsMinor: r.debits, creditsMinor: r.credits }));
+      return rows.map((r) => ({
+        currency: r.currency,
+        debitsMinor: BigInt(r.debits),
+        creditsMinor: BigInt(r.credits),
+      }));
     },
   };
 }

@@ -612,7 +612,7 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.ledger.lastMovedAt(currency, [deposits]))).toBe(at(5));
         expect(await run((tx) => tx.ledger.lastMovedAt(currency, [deposits, wallet]))).toBe(at(9));
         const trial = (await run((tx) => tx.ledger.trialBalance())).find((r) => r.currency === currency);
-        expect(trial).toEqual({ currency, debitsMinor: 17_250, creditsMinor: 17_250 });
+        expect(trial).toEqual({ currency, debitsMinor: 17_250n, creditsMinor: 17_250n });
       });
 
       it("reads money near 2^53-1 back exactly", async () => {
@@ -631,12 +631,33 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.ledger.journalsOf(tenant.id, "none"))).toEqual([]);
         expect((await run((tx) => tx.ledger.trialBalance())).find((r) => r.currency === currency)).toEqual({
           currency,
-          debitsMinor: MAX,
-          creditsMinor: MAX,
+          debitsMinor: BigInt(MAX),
+          creditsMinor: BigInt(MAX),
         });
         const op = operationFixture(tenant.id, { amountMinor: MAX, feeMinor: MAX - 1, taxMinor: MAX - 2 });
         await run((tx) => tx.operations.insert(op));
         expect(await run((tx) => tx.operations.get(tenant.id, op.uid))).toEqual(op);
+      });
+
+      it("sums the trial balance exactly past 2^53-1 (flows outgrow any one balance)", async () => {
+        const currency = uniqueCurrency();
+        // Three tenants each funded to the largest balance: every account stays a safe integer,
+        // the sums of their entries do not.
+        for (let n = 0; n < 3; n++) {
+          const tenant = await newTenant();
+          await run((tx) =>
+            tx.ledger.post(
+              journalFixture(tenant.id, currency, [
+                { from: `tenant:${tenant.id}:deposits`, to: `tenant:${tenant.id}:prefund`, amountMinor: MAX },
+              ]),
+            ),
+          );
+        }
+        expect((await run((tx) => tx.ledger.trialBalance())).find((r) => r.currency === currency)).toEqual({
+          currency,
+          debitsMinor: 3n * BigInt(MAX),
+          creditsMinor: 3n * BigInt(MAX),
+        });
       });
 
       it("refuses an overdraft of a wallet or a prefund at the store level, leaving nothing behind", async () => {
