@@ -21,7 +21,7 @@ export async function emitEvent(
 ): Promise<void> {
   if (!webhookWants(tenant.webhook, type)) return;
   const seq = await tx.outbox.nextSeq(resourceUid);
-  await appendEvent(deps, tx, tenant, type, resourceUid, dataKey, data, occurredAt, seq);
+  await appendEvent(deps, tx, tenant, { type, resourceUid, dataKey, data, occurredAt, seq });
 }
 
 /**
@@ -32,29 +32,26 @@ export async function emitEvent(
  * refuses it.
  */
 export async function emitFirstEvent(
-  deps: CoreDeps,
-  tx: Tx,
-  tenant: Tenant,
-  type: EventType,
-  resourceUid: string,
-  dataKey: EventDataKey,
-  data: object,
-  occurredAt: string,
+  ...[deps, tx, tenant, type, resourceUid, dataKey, data, occurredAt]: Parameters<typeof emitEvent>
 ): Promise<void> {
   if (!webhookWants(tenant.webhook, type)) return;
-  await appendEvent(deps, tx, tenant, type, resourceUid, dataKey, data, occurredAt, 1);
+  await appendEvent(deps, tx, tenant, { type, resourceUid, dataKey, data, occurredAt, seq: 1 });
+}
+
+interface NumberedEvent {
+  type: EventType;
+  resourceUid: string;
+  dataKey: EventDataKey;
+  data: object;
+  occurredAt: string;
+  seq: number;
 }
 
 async function appendEvent(
   deps: CoreDeps,
   tx: Tx,
   tenant: Tenant,
-  type: EventType,
-  resourceUid: string,
-  dataKey: EventDataKey,
-  data: object,
-  occurredAt: string,
-  seq: number,
+  { type, resourceUid, dataKey, data, occurredAt, seq }: NumberedEvent,
 ): Promise<void> {
   const id = deps.ids.next("event");
   // Joined: one flat string (the event keeps it, and its body serializes it).

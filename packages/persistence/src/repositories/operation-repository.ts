@@ -183,11 +183,13 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
     return out;
   };
 
-  const insert = async (op: Operation) => {
-    if ((await insertOperation.affected(ctx, fromOperation(op))) !== 1)
-      throw conflictError(conflictIndexes.operationClientReference);
+  /** After an insert of `op` that wrote `rows` rows of the `expected`: none means a taken clientReference. */
+  const inserted = (op: Operation, rows: number, expected: number) => {
+    if (rows !== expected) throw conflictError(conflictIndexes.operationClientReference);
     versions.remember(VERSIONED, op.uid, { state: op.state, updated_at: op.updatedAt });
   };
+  const insert = async (op: Operation) =>
+    inserted(op, await insertOperation.affected(ctx, fromOperation(op)), 1);
 
   return {
     insert,
@@ -290,8 +292,7 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
       );
       if (ctx.dialect === "postgres") {
         const events = await insertWithTimelinePg.affected(ctx, { op: fromOperation(op), timeline: rows });
-        if (events !== rows.length) throw conflictError(conflictIndexes.operationClientReference);
-        versions.remember(VERSIONED, op.uid, { state: op.state, updated_at: op.updatedAt });
+        inserted(op, events, rows.length);
         return;
       }
       // SQLite: one statement each (a multi-row insert measured slower there: no round trip to save).

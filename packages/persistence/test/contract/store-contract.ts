@@ -6,6 +6,7 @@ import {
   type Operation,
   type OperationFilter,
   type Page,
+  type TimelineEvent,
   type Tx,
   type UnitOfWork,
 } from "@wallet/ledger-core";
@@ -766,6 +767,21 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
     });
 
     describe("operations", () => {
+      /** Timeline event `sequenceNo` of an operation, stamped `at(sequenceNo + 1)`. */
+      const timelineEvent = (
+        operationUid: string,
+        sequenceNo: number,
+        fromState: TimelineEvent["fromState"],
+        toState: TimelineEvent["toState"],
+        actorType: TimelineEvent["actorType"],
+      ): TimelineEvent => ({
+        operationUid,
+        sequenceNo,
+        fromState,
+        toState,
+        occurredAt: at(sequenceNo + 1),
+        actorType,
+      });
       const fullOperation = (tenantId: string, overrides: Partial<Operation> = {}) =>
         operationFixture(tenantId, {
           type: "payout_b2c",
@@ -971,30 +987,9 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         const tenant = await newTenant();
         const op = operationFixture(tenant.id, { state: "processing", type: "payout_b2c" });
         const events = [
-          {
-            operationUid: op.uid,
-            sequenceNo: 0,
-            fromState: null,
-            toState: "created",
-            occurredAt: at(1),
-            actorType: "api_client",
-          },
-          {
-            operationUid: op.uid,
-            sequenceNo: 1,
-            fromState: "created",
-            toState: "processing",
-            occurredAt: at(2),
-            actorType: null,
-          },
-          {
-            operationUid: op.uid,
-            sequenceNo: 2,
-            fromState: "processing",
-            toState: "completed",
-            occurredAt: at(3),
-            actorType: "provider",
-          },
+          timelineEvent(op.uid, 0, null, "created", "api_client"),
+          timelineEvent(op.uid, 1, "created", "processing", null),
+          timelineEvent(op.uid, 2, "processing", "completed", "provider"),
         ] as const;
         await run(async (tx) => {
           await tx.operations.insert(op);
@@ -1016,22 +1011,8 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         const ref = unique("ref");
         const op = operationFixture(tenant.id, { clientReference: ref, state: "completed" });
         const events = [
-          {
-            operationUid: op.uid,
-            sequenceNo: 0,
-            fromState: null,
-            toState: "created",
-            occurredAt: at(1),
-            actorType: "api_client",
-          },
-          {
-            operationUid: op.uid,
-            sequenceNo: 1,
-            fromState: "created",
-            toState: "completed",
-            occurredAt: at(2),
-            actorType: null,
-          },
+          timelineEvent(op.uid, 0, null, "created", "api_client"),
+          timelineEvent(op.uid, 1, "created", "completed", null),
         ] as const;
         await run((tx) => tx.operations.insertWithTimeline(op, events));
         expect(await run((tx) => tx.operations.get(tenant.id, op.uid))).toEqual(op);
@@ -1039,11 +1020,11 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
 
         // The same clientReference: Conflict, nothing written, and the transaction goes on.
         const dup = operationFixture(tenant.id, { clientReference: ref });
-        const dupEvents = [{ ...events[0], operationUid: dup.uid }];
+        const dupEvents = [timelineEvent(dup.uid, 0, null, "created", "api_client")];
         const other = operationFixture(tenant.id);
         const refused = await run(async (tx) => {
           const e = await rejection(tx.operations.insertWithTimeline(dup, dupEvents));
-          await tx.operations.insertWithTimeline(other, [{ ...events[0], operationUid: other.uid }]);
+          await tx.operations.insertWithTimeline(other, [timelineEvent(other.uid, 0, null, "created", null)]);
           return e;
         });
         expect(isConflict(refused)).toBe(true);
@@ -1053,7 +1034,7 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         // As after insert, the transaction knows the row's version: its own update applies.
         const moved = operationFixture(tenant.id, { state: "created" });
         await run(async (tx) => {
-          await tx.operations.insertWithTimeline(moved, [{ ...events[0], operationUid: moved.uid }]);
+          await tx.operations.insertWithTimeline(moved, [timelineEvent(moved.uid, 0, null, "created", null)]);
           await tx.operations.update({ ...moved, state: "processing", updatedAt: at(9) });
         });
         expect((await run((tx) => tx.operations.get(tenant.id, moved.uid)))?.state).toBe("processing");
