@@ -4,7 +4,13 @@ import type { Wallet, WalletStatus } from "./model.js";
 export interface WalletRepository {
   insert(w: Wallet): Promise<void>;
   get(tenantId: string, uid: string): Promise<Wallet | null>;
-  /** The tenant's wallet and its customer, read together (one statement on the SQL stores). */
+  /**
+   * The tenant's wallet and its customer, read together (one statement on the SQL stores), for a
+   * use case that decides on the wallet's status and KYC level. The wallet's row stays share-locked
+   * until the transaction ends (Postgres; SQLite and the memory store run one writer at a time):
+   * a change of its status or level waits for the movement that read it, and a read made while
+   * such a change is in flight waits for it and returns the changed wallet.
+   */
   getWithCustomer(tenantId: string, uid: string): Promise<{ wallet: Wallet; customer: Customer } | null>;
   /** Unscoped lookup for the operator API. */
   getAny(uid: string): Promise<Wallet | null>;

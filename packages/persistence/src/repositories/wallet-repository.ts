@@ -1,6 +1,6 @@
 import type { Wallet, WalletRepository } from "@wallet/ledger-core";
-import type { Selectable } from "kysely";
-import type { WalletsTable } from "../schema/database.js";
+import type { Kysely, Selectable } from "kysely";
+import type { Database, WalletsTable } from "../schema/database.js";
 import { queryTemplate } from "../shared/query-template.js";
 import { toCustomer } from "./customer-repository.js";
 import type { SqlContext } from "./sql-context.js";
@@ -10,7 +10,7 @@ const getWallet = queryTemplate((db, p: { tenantId: string; uid: string }) =>
 );
 
 /** The wallet's columns as they are, its customer's prefixed `c_` (both have uid, status...). */
-const getWalletWithCustomer = queryTemplate((db, p: { tenantId: string; uid: string }) =>
+const walletWithCustomer = (db: Kysely<Database>, p: { tenantId: string; uid: string }) =>
   db
     .selectFrom("wallets as w")
     .innerJoin("customers as c", (j) =>
@@ -31,7 +31,14 @@ const getWalletWithCustomer = queryTemplate((db, p: { tenantId: string; uid: str
       "c.created_at as c_created_at",
     ])
     .where("w.tenant_id", "=", p.tenantId)
-    .where("w.uid", "=", p.uid),
+    .where("w.uid", "=", p.uid);
+const getWalletWithCustomer = queryTemplate(walletWithCustomer);
+/**
+ * Postgres: the wallet's row share-locked (see the port). Only the wallet's: locking the customer
+ * too would make concurrent movements of one customer's wallets share its row (a multixact each).
+ */
+const getWalletWithCustomerShared = queryTemplate((db, p: { tenantId: string; uid: string }) =>
+  walletWithCustomer(db, p).forShare("w"),
 );
 
 export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
@@ -58,7 +65,8 @@ export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
       return row ? toWallet(row) : null;
     },
     async getWithCustomer(tenantId, uid) {
-      const row = await getWalletWithCustomer.first(ctx, { tenantId, uid });
+      const template = ctx.dialect === "postgres" ? getWalletWithCustomerShared : getWalletWithCustomer;
+      const row = await template.first(ctx, { tenantId, uid });
       if (!row) return null;
       return {
         wallet: toWallet(row),

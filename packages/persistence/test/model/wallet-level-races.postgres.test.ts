@@ -1,0 +1,152 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onboardingBody, send } from "../../../ledger-core/test/model/requests.js";
+import { CURRENCY, modelCatalog, type Real } from "../../../ledger-core/test/model/world.js";
+import { openPostgresReal, postgresUrlFor } from "./postgres-real.js";
+
+/**
+ * A KYC decision moves the customer's wallets to the new level and marks credit_blocked a wallet
+ * whose balance is already above the new maximum; a credit checks the maximum of the level it
+ * read. On Postgres (read committed) a credit read the wallet's level before locking anything, so
+ * a downgrade approved while the credit was in flight left the wallet above its new maximum and
+ * still active: either the approval read the balance before the credit committed, or the credit
+ * checked the level it had read before the approval committed. A movement now reads its wallet
+ * with a share lock (`wallets.getWithCustomer`): the decision's update of the wallet waits for the
+ * movement, and a movement that reads the wallet after the decision's update waits for it and
+ * sees the new level.
+ *
+ * Each interleaving is forced by a separate transaction holding one table in SHARE mode, which
+ * lets reads and row locks through but stops inserts and updates, so the first contender stops
+ * halfway, holding what it locked, while the second runs.
+ */
+const pgUrl = postgresUrlFor("wallet level races");
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const tier1Max = modelCatalog.kycLevels.find((l) => l.code === "tier_1")?.maxBalanceMinor ?? 0;
+
+describe.skipIf(pgUrl === null)("a downgrade racing a credit (Postgres)", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  let real: Real;
+  let url = "";
+  let sql: pg.Client;
+  let onboarded = 0;
+
+  beforeAll(async () => {
+    const opened = await openPostgresReal(pgUrl ?? "", { poolSize: 6 });
+    cleanups.push(() => opened.close());
+    real = opened.real;
+    url = opened.url;
+    sql = new pg.Client({ connectionString: url });
+    await sql.connect();
+    cleanups.unshift(() => sql.end());
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const c of cleanups) await c();
+  });
+
+  /** A tier_2 customer whose wallet holds a little under tier_1's maximum. */
+  async function walletNearTier1Max(): Promise<{ customerUid: string; walletUid: string }> {
+    onboarded++;
+    const body = onboardingBody(`+2547580000${String(onboarded).padStart(2, "0")}`, "tier_2", "low");
+    const o = await send(real, "onboard", `level-race-onboard-${onboarded}`, JSON.stringify(body));
+    if (o.kind !== "answer") throw new Error(o.code);
+    const { uid: customerUid, walletUid } = JSON.parse(o.body);
+    const funded = await send(
+      real,
+      "credit",
+      `level-race-fund-${onboarded}`,
+      creditBody(walletUid, 900_000, "fund"),
+    );
+    if (funded.kind !== "answer" || funded.status !== 201) throw new Error("funding credit refused");
+    return { customerUid, walletUid };
+  }
+
+  const creditBody = (walletUid: string, amountMinor: number, ref: string) =>
+    JSON.stringify({ walletUid, amountMinor, currency: CURRENCY, clientReference: `${walletUid}-${ref}` });
+
+  /** tier_1 is approved on submission (no review): the submission applies the decision. */
+  const downgradeBody = (customerUid: string) =>
+    JSON.stringify({
+      customerUid,
+      input: {
+        tierCode: "tier_1",
+        reviewType: "downgrade",
+        verificationSource: "race",
+        sourceReference: `down-${customerUid}`,
+        evidence: {},
+        riskRating: "low",
+      },
+    });
+
+  const outcomeOf = (o: Awaited<ReturnType<typeof send>>) =>
+    o.kind === "refused" ? o.code : o.status < 300 ? "ok" : (JSON.parse(o.body).error as string);
+
+  /**
+   * Starts `first`, lets it run into `table` (held in SHARE mode), starts `second`, waits, then
+   * lets `table` take writes again; both outcomes.
+   */
+  async function firstStopsAt<T>(
+    table: string,
+    first: () => Promise<T>,
+    second: () => Promise<T>,
+  ): Promise<T[]> {
+    const blocker = new pg.Client({ connectionString: url });
+    await blocker.connect();
+    try {
+      await blocker.query("begin");
+      await blocker.query(`lock table ${table} in share mode`);
+      const a = first();
+      await sleep(300);
+      const b = second();
+      await sleep(500);
+      await blocker.query("commit");
+      return await Promise.all([a, b]);
+    } finally {
+      await blocker.end();
+    }
+  }
+
+  async function walletState(walletUid: string) {
+    const wallet = await sql.query("select status, kyc_tier_code from wallets where uid = $1", [walletUid]);
+    const balance = await sql.query(
+      "select coalesce(sum(balance_minor), 0) as b from accounts where account_key in ($1, $2)",
+      [`wallet:${walletUid}`, `wallet:${walletUid}:hold`],
+    );
+    return {
+      status: wallet.rows[0].status as string,
+      tier: wallet.rows[0].kyc_tier_code as string,
+      balanceMinor: Number(balance.rows[0].b),
+    };
+  }
+
+  it("the credit reads the wallet first: the downgrade waits for it, then blocks the wallet", async () => {
+    const { customerUid, walletUid } = await walletNearTier1Max();
+    // The credit stops at inserting its operation, the wallet read; the downgrade runs meanwhile.
+    const [credit, downgrade] = await firstStopsAt(
+      "operations",
+      () => send(real, "credit", `level-race-credit-a-${walletUid}`, creditBody(walletUid, 200_000, "a")),
+      () => send(real, "kyc", `level-race-down-a-${customerUid}`, downgradeBody(customerUid)),
+    );
+    expect([credit, downgrade].map(outcomeOf)).toEqual(["ok", "ok"]);
+    const state = await walletState(walletUid);
+    expect(state.tier).toBe("tier_1");
+    expect(state.balanceMinor).toBeGreaterThan(tier1Max);
+    expect(state.status).toBe("credit_blocked");
+  });
+
+  it("the downgrade updates the wallet first: the credit waits for it and meets the new maximum", async () => {
+    const { customerUid, walletUid } = await walletNearTier1Max();
+    // The downgrade stops at its customer.kyc_changed event, the wallet updated; the credit runs.
+    const [downgrade, credit] = await firstStopsAt(
+      "outbox_events",
+      () => send(real, "kyc", `level-race-down-b-${customerUid}`, downgradeBody(customerUid)),
+      () => send(real, "credit", `level-race-credit-b-${walletUid}`, creditBody(walletUid, 200_000, "b")),
+    );
+    expect(outcomeOf(downgrade)).toBe("ok");
+    expect(outcomeOf(credit)).toBe("MaxBalanceExceeded");
+    const state = await walletState(walletUid);
+    expect(state).toMatchObject({ tier: "tier_1", status: "active" });
+    expect(state.balanceMinor).toBeLessThanOrEqual(tier1Max);
+  });
+});
