@@ -90,7 +90,7 @@ describe.skipIf(pgUrl === null)("a downgrade racing a credit (Postgres)", () => 
     table: string,
     first: () => Promise<T>,
     second: () => Promise<T>,
-  ): Promise<T[]> {
+  ): Promise<[T, T]> {
     const blocker = new pg.Client({ connectionString: url });
     await blocker.connect();
     try {
