@@ -121,7 +121,12 @@ async function applyDecision(
     for (const previous of await tx.kycVersions.listByCustomer(tenant.id, version.customerUid)) {
       if (previous.state === "approved") await tx.kycVersions.update({ ...previous, state: "superseded" });
     }
-    for (const wallet of await tx.wallets.listByCustomer(tenant.id, version.customerUid)) {
+    for (const listed of await tx.wallets.listByCustomer(tenant.id, version.customerUid)) {
+      // Locked and read again: the block is decided on the status as it is now (a freeze that
+      // committed since the listing stays a freeze), and movements in flight on the wallet, which
+      // hold it share-locked, have committed, so the balance read below includes them.
+      const wallet = await tx.wallets.getForUpdate(tenant.id, listed.uid);
+      invariant(wallet, "a listed wallet exists");
       await tx.wallets.setKycTier(tenant.id, wallet.uid, level.code);
       const balance = await readWalletBalance(tx, wallet);
       if (balance.currentMinor > level.maxBalanceMinor && wallet.status === "active") {

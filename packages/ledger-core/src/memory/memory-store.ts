@@ -325,6 +325,11 @@ export function createMemoryStore(): MemoryStore {
         const w = s.wallets.get(uid);
         return w && w.tenantId === tenantId ? copyWallet(w) : null;
       },
+      // One unit of work runs at a time here: nothing to lock.
+      getForUpdate: async (tenantId, uid) => {
+        const w = s.wallets.get(uid);
+        return w && w.tenantId === tenantId ? copyWallet(w) : null;
+      },
       getAny: async (uid) => copyOrNull(s.wallets.get(uid), copyWallet),
       getWithCustomer: async (tenantId, uid) => {
         const w = s.wallets.get(uid);

@@ -12,6 +12,13 @@ export interface WalletRepository {
    * such a change is in flight waits for it and returns the changed wallet.
    */
   getWithCustomer(tenantId: string, uid: string): Promise<{ wallet: Wallet; customer: Customer } | null>;
+  /**
+   * `get`, and the wallet's row stays locked until the transaction ends (Postgres; SQLite and the
+   * memory store run one writer at a time already). A change decided on the wallet's status (the
+   * operator's status change, a KYC decision's credit block) reads it this way, so it decides on
+   * the status as it is, and such changes apply one after another.
+   */
+  getForUpdate(tenantId: string, uid: string): Promise<Wallet | null>;
   /** Unscoped lookup for the operator API. */
   getAny(uid: string): Promise<Wallet | null>;
   listByCustomer(tenantId: string, customerUid: string): Promise<Wallet[]>;

@@ -45,7 +45,10 @@ export async function setWalletStatus(
 
 /** Operator: PATCH /admin/wallets/{uid}. */
 export async function changeWalletStatus(deps: CoreDeps, tx: Tx, walletUid: string, status: WalletStatus) {
-  const wallet = (await tx.wallets.getAny(walletUid)) ?? notFound("Wallet");
+  const found = (await tx.wallets.getAny(walletUid)) ?? notFound("Wallet");
+  // Locked and read again: the change is decided on the status as it is now, and a second change
+  // at once waits for this one (its answer then is what the wallet ends as).
+  const wallet = (await tx.wallets.getForUpdate(found.tenantId, walletUid)) ?? notFound("Wallet");
   const tenant = (await tx.tenants.get(wallet.tenantId)) ?? notFound("Tenant");
   const updated = await setWalletStatus(deps, tx, tenant, wallet, status, iso(deps.clock.now()));
   return { uid: updated.uid, customerUid: updated.customerUid, status: updated.status };
@@ -58,7 +61,9 @@ export async function changeCustomerStatus(
   customerUid: string,
   status: CustomerStatus,
 ) {
-  const customer = (await tx.customers.getAny(customerUid)) ?? notFound("Customer");
+  const found = (await tx.customers.getAny(customerUid)) ?? notFound("Customer");
+  // Locked and read again, as for a wallet's status above.
+  const customer = (await tx.customers.getForUpdate(found.tenantId, customerUid)) ?? notFound("Customer");
   const tenant = (await tx.tenants.get(customer.tenantId)) ?? notFound("Tenant");
   if (customer.status !== status) {
     await tx.customers.setStatus(tenant.id, customer.uid, status);

@@ -42,7 +42,7 @@ const getWalletWithCustomerShared = queryTemplate((db, p: { tenantId: string; ui
 );
 
 export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
-  const { trx } = ctx;
+  const { trx, dialect } = ctx;
   return {
     async insert(w) {
       await trx
@@ -84,6 +84,16 @@ export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
           created_at: row.c_created_at,
         }),
       };
+    },
+    async getForUpdate(tenantId, uid) {
+      // SQLite has no row locks: its writer lock (BEGIN IMMEDIATE) already serializes writers.
+      const query = trx
+        .selectFrom("wallets")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("uid", "=", uid);
+      const row = await (dialect === "postgres" ? query.forUpdate() : query).executeTakeFirst();
+      return row ? toWallet(row) : null;
     },
     async getAny(uid) {
       const row = await trx.selectFrom("wallets").selectAll().where("uid", "=", uid).executeTakeFirst();

@@ -530,6 +530,7 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           wallet: main,
           customer,
         });
+        expect(await run((tx) => tx.wallets.getForUpdate(tenant.id, main.uid))).toEqual(main);
         expect(await run((tx) => tx.wallets.getAny(savings.uid))).toEqual(savings);
         expect(await run((tx) => tx.wallets.listByCustomer(tenant.id, customer.uid))).toEqual([
           main,
@@ -548,6 +549,8 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.wallets.get(stranger.id, main.uid))).toBeNull();
         expect(await run((tx) => tx.wallets.getWithCustomer(stranger.id, main.uid))).toBeNull();
         expect(await run((tx) => tx.wallets.getWithCustomer(tenant.id, unique("wal")))).toBeNull();
+        expect(await run((tx) => tx.wallets.getForUpdate(stranger.id, main.uid))).toBeNull();
+        expect(await run((tx) => tx.wallets.getForUpdate(tenant.id, unique("wal")))).toBeNull();
         await run((tx) => tx.wallets.setStatus(stranger.id, savings.uid, "closed"));
         expect((await run((tx) => tx.wallets.getAny(savings.uid)))?.status).toBe("active");
         expect(await run((tx) => tx.wallets.getAny(unique("wal")))).toBeNull();

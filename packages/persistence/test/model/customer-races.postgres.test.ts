@@ -1,9 +1,9 @@
-import { addIdentifier, decideKycVersion, isDomainError } from "@wallet/ledger-core";
+import { addIdentifier, changeCustomerStatus, decideKycVersion, isDomainError } from "@wallet/ledger-core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onboardingBody, send } from "../../../ledger-core/test/model/requests.js";
 import type { Real } from "../../../ledger-core/test/model/world.js";
-import { openPostgresReal, postgresUrlFor } from "./postgres-real.js";
+import { firstStopsAt, openPostgresReal, postgresUrlFor } from "./postgres-real.js";
 
 /**
  * Changes to a customer's KYC versions and identifiers are decided by reading them: a customer
@@ -11,7 +11,8 @@ import { openPostgresReal, postgresUrlFor } from "./postgres-real.js";
  * class has one primary identifier. On Postgres (read committed) two requests at once both passed
  * those reads: two submissions left two pending versions, an approval racing a rejection applied
  * both (the wallets moved to the new level, the version ended rejected, two customer.kyc_changed
- * events), and two new primary identifiers both stayed primary. The use cases now lock the
+ * events), and two new primary identifiers both stayed primary; of two status changes (operator),
+ * the second could answer its status while the first one's stayed. The use cases now lock the
  * customer's row first (`customers.getForUpdate`).
  *
  * The interleaving is forced: a separate transaction holds the table in SHARE mode, which lets
@@ -158,5 +159,17 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
       [customerUid],
     );
     expect(Number(primaries.rows[0].n)).toBe(1);
+  });
+
+  it("two status changes: the customer ends as the later one answered", async () => {
+    const customerUid = await onboard();
+    const setStatus = (status: "suspended" | "active") => async () =>
+      (await real.uow.run((tx) => changeCustomerStatus(real.deps, tx, customerUid, status))).status;
+    // The suspension stops at its customer.status_changed event, the customer updated; the
+    // reactivation reads the customer then.
+    const answers = await firstStopsAt(url, "outbox_events", setStatus("suspended"), setStatus("active"));
+    expect(answers).toEqual(["suspended", "active"]);
+    const row = await sql.query("select status from customers where uid = $1", [customerUid]);
+    expect(row.rows[0].status).toBe("active");
   });
 });

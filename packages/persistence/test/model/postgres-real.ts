@@ -1,3 +1,4 @@
+import pg from "pg";
 import { createReal, type Real } from "../../../ledger-core/test/model/world.js";
 import {
   createFreshPostgresDatabase,
@@ -56,5 +57,35 @@ export async function openPostgresReal(
     await store.close();
     await fresh.drop();
     throw e;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Forces one interleaving of two requests: another connection holds `table` in SHARE mode, which
+ * lets reads and row locks through but stops inserts and updates; `first` starts and stops at its
+ * first write to `table`, holding whatever it locked before; then `second` starts and runs as far
+ * as it can; then the table takes writes again. Both outcomes.
+ */
+export async function firstStopsAt<A, B>(
+  url: string,
+  table: string,
+  first: () => Promise<A>,
+  second: () => Promise<B>,
+): Promise<[A, B]> {
+  const blocker = new pg.Client({ connectionString: url });
+  await blocker.connect();
+  try {
+    await blocker.query("begin");
+    await blocker.query(`lock table ${table} in share mode`);
+    const a = first();
+    await sleep(300);
+    const b = second();
+    await sleep(500);
+    await blocker.query("commit");
+    return await Promise.all([a, b]);
+  } finally {
+    await blocker.end();
   }
 }

@@ -1,30 +1,30 @@
+import { changeWalletStatus, fundPrefund, isDomainError, type WalletStatus } from "@wallet/ledger-core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onboardingBody, send } from "../../../ledger-core/test/model/requests.js";
-import { CURRENCY, modelCatalog, type Real } from "../../../ledger-core/test/model/world.js";
-import { openPostgresReal, postgresUrlFor } from "./postgres-real.js";
+import { CURRENCY, modelCatalog, type Real, TENANT_ID } from "../../../ledger-core/test/model/world.js";
+import { firstStopsAt, openPostgresReal, postgresUrlFor } from "./postgres-real.js";
 
 /**
- * A KYC decision moves the customer's wallets to the new level and marks credit_blocked a wallet
- * whose balance is already above the new maximum; a credit checks the maximum of the level it
- * read. On Postgres (read committed) a credit read the wallet's level before locking anything, so
- * a downgrade approved while the credit was in flight left the wallet above its new maximum and
- * still active: either the approval read the balance before the credit committed, or the credit
- * checked the level it had read before the approval committed. A movement now reads its wallet
- * with a share lock (`wallets.getWithCustomer`): the decision's update of the wallet waits for the
- * movement, and a movement that reads the wallet after the decision's update waits for it and
- * sees the new level.
- *
- * Each interleaving is forced by a separate transaction holding one table in SHARE mode, which
- * lets reads and row locks through but stops inserts and updates, so the first contender stops
- * halfway, holding what it locked, while the second runs.
+ * Changes to one wallet at once on Postgres (read committed), each interleaving forced with
+ * `firstStopsAt`:
+ * - A KYC decision moves the customer's wallets to the new level and marks credit_blocked a wallet
+ *   whose balance is already above the new maximum; a credit checks the maximum of the level it
+ *   read. A credit read the wallet's level before locking anything, so a downgrade approved while
+ *   the credit was in flight left the wallet above its new maximum and still active. A movement
+ *   now reads its wallet share-locked (`wallets.getWithCustomer`): the decision's update of the
+ *   wallet waits for the movement, and a movement that reads the wallet after the decision's
+ *   update waits for it and sees the new level.
+ * - A status change (operator) and a KYC decision decided on the wallet's status as they had read
+ *   it, unlocked: a downgrade racing a freeze overwrote `frozen` with `credit_blocked` (debits
+ *   allowed again), and of two status changes the second could answer its status while the first
+ *   one's stayed. Both now read the wallet locked (`wallets.getForUpdate`).
  */
 const pgUrl = postgresUrlFor("wallet level races");
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const tier1Max = modelCatalog.kycLevels.find((l) => l.code === "tier_1")?.maxBalanceMinor ?? 0;
 
-describe.skipIf(pgUrl === null)("a downgrade racing a credit (Postgres)", () => {
+describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () => {
   const cleanups: (() => Promise<void>)[] = [];
   let real: Real;
   let url = "";
@@ -39,6 +39,10 @@ describe.skipIf(pgUrl === null)("a downgrade racing a credit (Postgres)", () => 
     sql = new pg.Client({ connectionString: url });
     await sql.connect();
     cleanups.unshift(() => sql.end());
+    // Enough for every wallet the tests fund (the world starts with 3,000,000).
+    await real.uow.run((tx) =>
+      fundPrefund(real.deps, tx, { tenantId: TENANT_ID, amountMinor: 10_000_000, currency: CURRENCY }),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -82,31 +86,6 @@ describe.skipIf(pgUrl === null)("a downgrade racing a credit (Postgres)", () => 
   const outcomeOf = (o: Awaited<ReturnType<typeof send>>) =>
     o.kind === "refused" ? o.code : o.status < 300 ? "ok" : (JSON.parse(o.body).error as string);
 
-  /**
-   * Starts `first`, lets it run into `table` (held in SHARE mode), starts `second`, waits, then
-   * lets `table` take writes again; both outcomes.
-   */
-  async function firstStopsAt<T>(
-    table: string,
-    first: () => Promise<T>,
-    second: () => Promise<T>,
-  ): Promise<[T, T]> {
-    const blocker = new pg.Client({ connectionString: url });
-    await blocker.connect();
-    try {
-      await blocker.query("begin");
-      await blocker.query(`lock table ${table} in share mode`);
-      const a = first();
-      await sleep(300);
-      const b = second();
-      await sleep(500);
-      await blocker.query("commit");
-      return await Promise.all([a, b]);
-    } finally {
-      await blocker.end();
-    }
-  }
-
   async function walletState(walletUid: string) {
     const wallet = await sql.query("select status, kyc_tier_code from wallets where uid = $1", [walletUid]);
     const balance = await sql.query(
@@ -124,6 +103,7 @@ describe.skipIf(pgUrl === null)("a downgrade racing a credit (Postgres)", () => 
     const { customerUid, walletUid } = await walletNearTier1Max();
     // The credit stops at inserting its operation, the wallet read; the downgrade runs meanwhile.
     const [credit, downgrade] = await firstStopsAt(
+      url,
       "operations",
       () => send(real, "credit", `level-race-credit-a-${walletUid}`, creditBody(walletUid, 200_000, "a")),
       () => send(real, "kyc", `level-race-down-a-${customerUid}`, downgradeBody(customerUid)),
@@ -139,6 +119,7 @@ describe.skipIf(pgUrl === null)("a downgrade racing a credit (Postgres)", () => 
     const { customerUid, walletUid } = await walletNearTier1Max();
     // The downgrade stops at its customer.kyc_changed event, the wallet updated; the credit runs.
     const [downgrade, credit] = await firstStopsAt(
+      url,
       "outbox_events",
       () => send(real, "kyc", `level-race-down-b-${customerUid}`, downgradeBody(customerUid)),
       () => send(real, "credit", `level-race-credit-b-${walletUid}`, creditBody(walletUid, 200_000, "b")),
@@ -148,5 +129,45 @@ describe.skipIf(pgUrl === null)("a downgrade racing a credit (Postgres)", () => 
     const state = await walletState(walletUid);
     expect(state).toMatchObject({ tier: "tier_1", status: "active" });
     expect(state.balanceMinor).toBeLessThanOrEqual(tier1Max);
+  });
+
+  const setStatus = (walletUid: string, status: WalletStatus) => async () => {
+    try {
+      return (await real.uow.run((tx) => changeWalletStatus(real.deps, tx, walletUid, status)))
+        .status as string;
+    } catch (e) {
+      if (isDomainError(e)) return e.code as string;
+      throw e;
+    }
+  };
+
+  it("a freeze and a downgrade that would block the wallet: the wallet stays frozen", async () => {
+    const { customerUid, walletUid } = await walletNearTier1Max();
+    const topped = await send(
+      real,
+      "credit",
+      `level-race-top-${walletUid}`,
+      creditBody(walletUid, 200_000, "top"),
+    );
+    if (topped.kind !== "answer" || topped.status !== 201) throw new Error("credit refused");
+    // The freeze stops at its wallet.status_changed event, the wallet updated; the downgrade runs.
+    const [frozen, downgrade] = await firstStopsAt(url, "outbox_events", setStatus(walletUid, "frozen"), () =>
+      send(real, "kyc", `level-race-down-c-${customerUid}`, downgradeBody(customerUid)),
+    );
+    expect([frozen, outcomeOf(downgrade)]).toEqual(["frozen", "ok"]);
+    expect(await walletState(walletUid)).toMatchObject({ tier: "tier_1", status: "frozen" });
+  });
+
+  it("two status changes: the wallet ends as the later one answered", async () => {
+    const { walletUid } = await walletNearTier1Max();
+    // The freeze stops at its event, the wallet updated; the reactivation reads the wallet then.
+    const [first, second] = await firstStopsAt(
+      url,
+      "outbox_events",
+      setStatus(walletUid, "frozen"),
+      setStatus(walletUid, "active"),
+    );
+    expect([first, second]).toEqual(["frozen", "active"]);
+    expect((await walletState(walletUid)).status).toBe("active");
   });
 });
