@@ -1,9 +1,8 @@
 import { addIdentifier, changeCustomerStatus, decideKycVersion, isDomainError } from "@wallet/ledger-core";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { onboardingBody, send } from "../../../ledger-core/test/model/requests.js";
-import type { Real } from "../../../ledger-core/test/model/world.js";
-import { firstStopsAt, openPostgresReal, postgresUrlFor } from "./postgres-real.js";
+import { firstStopsAt, postgresUrlFor, raceSuite } from "./postgres-real.js";
 
 /**
  * Changes to a customer's KYC versions and identifiers are decided by reading them: a customer
@@ -24,30 +23,13 @@ const pgUrl = postgresUrlFor("customer races");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  let real: Real;
-  let url = "";
-  let sql: pg.Client;
+  const suite = raceSuite(pgUrl ?? "", { poolSize: 6 });
   let onboarded = 0;
-
-  beforeAll(async () => {
-    const opened = await openPostgresReal(pgUrl ?? "", { poolSize: 6 });
-    cleanups.push(() => opened.close());
-    real = opened.real;
-    url = opened.url;
-    sql = new pg.Client({ connectionString: url });
-    await sql.connect();
-    cleanups.unshift(() => sql.end());
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const c of cleanups) await c();
-  });
 
   async function onboard(): Promise<string> {
     onboarded++;
     const body = onboardingBody(`+2547560000${String(onboarded).padStart(2, "0")}`, "tier_1", "low");
-    const o = await send(real, "onboard", `kyc-race-onboard-${onboarded}`, JSON.stringify(body));
+    const o = await send(suite.real, "onboard", `kyc-race-onboard-${onboarded}`, JSON.stringify(body));
     if (o.kind !== "answer") throw new Error(o.code);
     return JSON.parse(o.body).uid;
   }
@@ -67,7 +49,7 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
 
   /** Runs `contenders` at once while `table` takes no writes; their outcomes, in order. */
   async function whileWritesWait<T>(table: string, contenders: (() => Promise<T>)[]): Promise<T[]> {
-    const blocker = new pg.Client({ connectionString: url });
+    const blocker = new pg.Client({ connectionString: suite.url });
     await blocker.connect();
     try {
       await blocker.query("begin");
@@ -86,7 +68,7 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
 
   const versionsOf = async (customerUid: string) =>
     (
-      await sql.query(
+      await suite.sql.query(
         "select state, tier_code from kyc_versions where customer_uid = $1 order by created_at",
         [customerUid],
       )
@@ -95,10 +77,10 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
   const eventsOf = async (customerUid: string, type: string) =>
     Number(
       (
-        await sql.query("select count(*) as n from outbox_events where resource_uid = $1 and type = $2", [
-          customerUid,
-          type,
-        ])
+        await suite.sql.query(
+          "select count(*) as n from outbox_events where resource_uid = $1 and type = $2",
+          [customerUid, type],
+        )
       ).rows[0].n,
     );
 
@@ -108,7 +90,7 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
       "kyc_versions",
       [0, 1].map(
         (i) => () =>
-          send(real, "kyc", `kyc-race-submit-${customerUid}-${i}`, submitBody(customerUid, `ref-${i}`)),
+          send(suite.real, "kyc", `kyc-race-submit-${customerUid}-${i}`, submitBody(customerUid, `ref-${i}`)),
       ),
     );
     expect(answers.map(outcomeOf).sort()).toEqual(["Conflict", "ok"]);
@@ -117,12 +99,19 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
 
   it("an approval and a rejection: one decides, the other is a 409, and the wallet follows the one", async () => {
     const customerUid = await onboard();
-    const submitted = await send(real, "kyc", `kyc-race-one-${customerUid}`, submitBody(customerUid, "one"));
+    const submitted = await send(
+      suite.real,
+      "kyc",
+      `kyc-race-one-${customerUid}`,
+      submitBody(customerUid, "one"),
+    );
     if (submitted.kind !== "answer") throw new Error(submitted.code);
     const versionUid = JSON.parse(submitted.body).uid as string;
     const decide = (decision: "approved" | "rejected") => async () => {
       try {
-        const v = await real.uow.run((tx) => decideKycVersion(real.deps, tx, versionUid, decision, "race"));
+        const v = await suite.real.uow.run((tx) =>
+          decideKycVersion(suite.real.deps, tx, versionUid, decision, "race"),
+        );
         return v.state as string;
       } catch (e) {
         if (isDomainError(e)) return e.code as string;
@@ -135,7 +124,7 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
     const final = (await versionsOf(customerUid)).at(-1);
     expect(final?.state).toBe(winner);
     const tiers = (
-      await sql.query("select kyc_tier_code from wallets where customer_uid = $1", [customerUid])
+      await suite.sql.query("select kyc_tier_code from wallets where customer_uid = $1", [customerUid])
     ).rows.map((r) => r.kyc_tier_code);
     expect(tiers).toEqual([winner === "approved" ? "tier_2" : "tier_1"]);
     expect(await eventsOf(customerUid, "customer.kyc_changed")).toBe(1);
@@ -144,8 +133,8 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
   it("two new primary identifiers of one class: one primary is left", async () => {
     const customerUid = await onboard();
     const add = (n: number) => () =>
-      real.uow.run((tx) =>
-        addIdentifier(real.deps, real.ctx, tx, customerUid, {
+      suite.real.uow.run((tx) =>
+        addIdentifier(suite.real.deps, suite.real.ctx, tx, customerUid, {
           class: "contact",
           type: "msisdn",
           value: `+25475700000${n}`,
@@ -154,7 +143,7 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
         }),
       );
     await whileWritesWait("identifiers", [add(1), add(2)]);
-    const primaries = await sql.query(
+    const primaries = await suite.sql.query(
       "select count(*) as n from identifiers where customer_uid = $1 and class = 'contact' and is_primary = 1",
       [customerUid],
     );
@@ -164,12 +153,18 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
   it("two status changes: the customer ends as the later one answered", async () => {
     const customerUid = await onboard();
     const setStatus = (status: "suspended" | "active") => async () =>
-      (await real.uow.run((tx) => changeCustomerStatus(real.deps, tx, customerUid, status))).status;
+      (await suite.real.uow.run((tx) => changeCustomerStatus(suite.real.deps, tx, customerUid, status)))
+        .status;
     // The suspension stops at its customer.status_changed event, the customer updated; the
     // reactivation reads the customer then.
-    const answers = await firstStopsAt(url, "outbox_events", setStatus("suspended"), setStatus("active"));
+    const answers = await firstStopsAt(
+      suite.url,
+      "outbox_events",
+      setStatus("suspended"),
+      setStatus("active"),
+    );
     expect(answers).toEqual(["suspended", "active"]);
-    const row = await sql.query("select status from customers where uid = $1", [customerUid]);
+    const row = await suite.sql.query("select status from customers where uid = $1", [customerUid]);
     expect(row.rows[0].status).toBe("active");
   });
 });

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { createReal, type Real } from "../../../ledger-core/test/model/world.js";
 import {
   createFreshPostgresDatabase,
@@ -88,4 +89,37 @@ export async function firstStopsAt<A, B>(
   } finally {
     await blocker.end();
   }
+}
+
+/** What a Postgres race suite works with, filled in before its first test. */
+export interface RaceSuite {
+  real: Real;
+  /** The fresh database's URL, for a blocker. */
+  url: string;
+  /** A second connection, for reading what the requests left. */
+  sql: pg.Client;
+}
+
+/**
+ * Call inside a `describe`: opens a fresh database (`openPostgresReal`) and a second connection
+ * before the suite's tests, closes both after them.
+ */
+export function raceSuite(
+  baseUrl: string,
+  options: Omit<PostgresStoreOptions, "connectionString"> = {},
+): RaceSuite {
+  const suite = {} as RaceSuite;
+  const cleanups: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    const opened = await openPostgresReal(baseUrl, options);
+    cleanups.push(() => opened.close());
+    const sql = new pg.Client({ connectionString: opened.url });
+    await sql.connect();
+    cleanups.unshift(() => sql.end());
+    Object.assign(suite, { real: opened.real, url: opened.url, sql });
+  }, 60_000);
+  afterAll(async () => {
+    for (const c of cleanups) await c();
+  });
+  return suite;
 }

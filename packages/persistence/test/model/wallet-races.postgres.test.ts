@@ -1,9 +1,8 @@
 import { changeWalletStatus, fundPrefund, isDomainError, type WalletStatus } from "@wallet/ledger-core";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { onboardingBody, send } from "../../../ledger-core/test/model/requests.js";
-import { CURRENCY, modelCatalog, type Real, TENANT_ID } from "../../../ledger-core/test/model/world.js";
-import { firstStopsAt, openPostgresReal, postgresUrlFor } from "./postgres-real.js";
+import { CURRENCY, modelCatalog, TENANT_ID } from "../../../ledger-core/test/model/world.js";
+import { firstStopsAt, postgresUrlFor, raceSuite } from "./postgres-real.js";
 
 /**
  * Changes to one wallet at once on Postgres (read committed), each interleaving forced with
@@ -25,39 +24,25 @@ const pgUrl = postgresUrlFor("wallet level races");
 const tier1Max = modelCatalog.kycLevels.find((l) => l.code === "tier_1")?.maxBalanceMinor ?? 0;
 
 describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  let real: Real;
-  let url = "";
-  let sql: pg.Client;
+  const suite = raceSuite(pgUrl ?? "", { poolSize: 6 });
   let onboarded = 0;
 
-  beforeAll(async () => {
-    const opened = await openPostgresReal(pgUrl ?? "", { poolSize: 6 });
-    cleanups.push(() => opened.close());
-    real = opened.real;
-    url = opened.url;
-    sql = new pg.Client({ connectionString: url });
-    await sql.connect();
-    cleanups.unshift(() => sql.end());
-    // Enough for every wallet the tests fund (the world starts with 3,000,000).
-    await real.uow.run((tx) =>
-      fundPrefund(real.deps, tx, { tenantId: TENANT_ID, amountMinor: 10_000_000, currency: CURRENCY }),
-    );
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const c of cleanups) await c();
-  });
+  // Enough for every wallet the tests fund (the world starts with 3,000,000).
+  beforeAll(() =>
+    suite.real.uow.run((tx) =>
+      fundPrefund(suite.real.deps, tx, { tenantId: TENANT_ID, amountMinor: 10_000_000, currency: CURRENCY }),
+    ),
+  );
 
   /** A tier_2 customer whose wallet holds a little under tier_1's maximum. */
   async function walletNearTier1Max(): Promise<{ customerUid: string; walletUid: string }> {
     onboarded++;
     const body = onboardingBody(`+2547580000${String(onboarded).padStart(2, "0")}`, "tier_2", "low");
-    const o = await send(real, "onboard", `level-race-onboard-${onboarded}`, JSON.stringify(body));
+    const o = await send(suite.real, "onboard", `level-race-onboard-${onboarded}`, JSON.stringify(body));
     if (o.kind !== "answer") throw new Error(o.code);
     const { uid: customerUid, walletUid } = JSON.parse(o.body);
     const funded = await send(
-      real,
+      suite.real,
       "credit",
       `level-race-fund-${onboarded}`,
       creditBody(walletUid, 900_000, "fund"),
@@ -87,8 +72,10 @@ describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () =
     o.kind === "refused" ? o.code : o.status < 300 ? "ok" : (JSON.parse(o.body).error as string);
 
   async function walletState(walletUid: string) {
-    const wallet = await sql.query("select status, kyc_tier_code from wallets where uid = $1", [walletUid]);
-    const balance = await sql.query(
+    const wallet = await suite.sql.query("select status, kyc_tier_code from wallets where uid = $1", [
+      walletUid,
+    ]);
+    const balance = await suite.sql.query(
       "select coalesce(sum(balance_minor), 0) as b from accounts where account_key in ($1, $2)",
       [`wallet:${walletUid}`, `wallet:${walletUid}:hold`],
     );
@@ -103,10 +90,11 @@ describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () =
     const { customerUid, walletUid } = await walletNearTier1Max();
     // The credit stops at inserting its operation, the wallet read; the downgrade runs meanwhile.
     const [credit, downgrade] = await firstStopsAt(
-      url,
+      suite.url,
       "operations",
-      () => send(real, "credit", `level-race-credit-a-${walletUid}`, creditBody(walletUid, 200_000, "a")),
-      () => send(real, "kyc", `level-race-down-a-${customerUid}`, downgradeBody(customerUid)),
+      () =>
+        send(suite.real, "credit", `level-race-credit-a-${walletUid}`, creditBody(walletUid, 200_000, "a")),
+      () => send(suite.real, "kyc", `level-race-down-a-${customerUid}`, downgradeBody(customerUid)),
     );
     expect([credit, downgrade].map(outcomeOf)).toEqual(["ok", "ok"]);
     const state = await walletState(walletUid);
@@ -119,10 +107,11 @@ describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () =
     const { customerUid, walletUid } = await walletNearTier1Max();
     // The downgrade stops at its customer.kyc_changed event, the wallet updated; the credit runs.
     const [downgrade, credit] = await firstStopsAt(
-      url,
+      suite.url,
       "outbox_events",
-      () => send(real, "kyc", `level-race-down-b-${customerUid}`, downgradeBody(customerUid)),
-      () => send(real, "credit", `level-race-credit-b-${walletUid}`, creditBody(walletUid, 200_000, "b")),
+      () => send(suite.real, "kyc", `level-race-down-b-${customerUid}`, downgradeBody(customerUid)),
+      () =>
+        send(suite.real, "credit", `level-race-credit-b-${walletUid}`, creditBody(walletUid, 200_000, "b")),
     );
     expect(outcomeOf(downgrade)).toBe("ok");
     expect(outcomeOf(credit)).toBe("MaxBalanceExceeded");
@@ -133,7 +122,7 @@ describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () =
 
   const setStatus = (walletUid: string, status: WalletStatus) => async () => {
     try {
-      return (await real.uow.run((tx) => changeWalletStatus(real.deps, tx, walletUid, status)))
+      return (await suite.real.uow.run((tx) => changeWalletStatus(suite.real.deps, tx, walletUid, status)))
         .status as string;
     } catch (e) {
       if (isDomainError(e)) return e.code as string;
@@ -144,15 +133,18 @@ describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () =
   it("a freeze and a downgrade that would block the wallet: the wallet stays frozen", async () => {
     const { customerUid, walletUid } = await walletNearTier1Max();
     const topped = await send(
-      real,
+      suite.real,
       "credit",
       `level-race-top-${walletUid}`,
       creditBody(walletUid, 200_000, "top"),
     );
     if (topped.kind !== "answer" || topped.status !== 201) throw new Error("credit refused");
     // The freeze stops at its wallet.status_changed event, the wallet updated; the downgrade runs.
-    const [frozen, downgrade] = await firstStopsAt(url, "outbox_events", setStatus(walletUid, "frozen"), () =>
-      send(real, "kyc", `level-race-down-c-${customerUid}`, downgradeBody(customerUid)),
+    const [frozen, downgrade] = await firstStopsAt(
+      suite.url,
+      "outbox_events",
+      setStatus(walletUid, "frozen"),
+      () => send(suite.real, "kyc", `level-race-down-c-${customerUid}`, downgradeBody(customerUid)),
     );
     expect([frozen, outcomeOf(downgrade)]).toEqual(["frozen", "ok"]);
     expect(await walletState(walletUid)).toMatchObject({ tier: "tier_1", status: "frozen" });
@@ -162,7 +154,7 @@ describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () =
     const { walletUid } = await walletNearTier1Max();
     // The freeze stops at its event, the wallet updated; the reactivation reads the wallet then.
     const [first, second] = await firstStopsAt(
-      url,
+      suite.url,
       "outbox_events",
       setStatus(walletUid, "frozen"),
       setStatus(walletUid, "active"),
