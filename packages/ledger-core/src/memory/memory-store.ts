@@ -216,6 +216,10 @@ export function createMemoryStore(): MemoryStore {
     if (list) log.replace(s.timeline, e.operationUid, list, list.concat(event));
     else log.add(s.timeline, e.operationUid, event);
   };
+  const walletOf = (tenantId: string, uid: string) => {
+    const w = s.wallets.get(uid);
+    return w && w.tenantId === tenantId ? copyWallet(w) : null;
+  };
   const customerOf = (tenantId: string, uid: string) => {
     const c = s.customers.get(uid);
     return c && c.tenantId === tenantId ? copyCustomer(c) : null;
@@ -321,15 +325,9 @@ export function createMemoryStore(): MemoryStore {
     },
     wallets: {
       insert: async (w) => setIn(s.wallets, w.uid, copyWallet(w)),
-      get: async (tenantId, uid) => {
-        const w = s.wallets.get(uid);
-        return w && w.tenantId === tenantId ? copyWallet(w) : null;
-      },
+      get: async (tenantId, uid) => walletOf(tenantId, uid),
       // One unit of work runs at a time here: nothing to lock.
-      getForUpdate: async (tenantId, uid) => {
-        const w = s.wallets.get(uid);
-        return w && w.tenantId === tenantId ? copyWallet(w) : null;
-      },
+      getForUpdate: async (tenantId, uid) => walletOf(tenantId, uid),
       getAny: async (uid) => copyOrNull(s.wallets.get(uid), copyWallet),
       getWithCustomer: async (tenantId, uid) => {
         const w = s.wallets.get(uid);
