@@ -65,7 +65,7 @@ export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
       return row ? toWallet(row) : null;
     },
     async getWithCustomer(tenantId, uid) {
-      const template = ctx.dialect === "postgres" ? getWalletWithCustomerShared : getWalletWithCustomer;
+      const template = dialect === "postgres" ? getWalletWithCustomerShared : getWalletWithCustomer;
       const row = await template.first(ctx, { tenantId, uid });
       if (!row) return null;
       return {
