@@ -19,7 +19,7 @@ import { firstStopsAt, postgresUrlFor, raceSuite } from "./postgres-real.js";
  *   allowed again), and of two status changes the second could answer its status while the first
  *   one's stayed. Both now read the wallet locked (`wallets.getForUpdate`).
  */
-const pgUrl = postgresUrlFor("wallet level races");
+const pgUrl = postgresUrlFor("wallet races");
 
 const tier1Max = modelCatalog.kycLevels.find((l) => l.code === "tier_1")?.maxBalanceMinor ?? 0;
 
