@@ -17,6 +17,7 @@ import type {
 } from "../schema/database.js";
 import { fromJsonOrNull, toJsonOrNull } from "../shared/json-column.js";
 import { queryTemplate } from "../shared/query-template.js";
+import { lockedForUpdate } from "../shared/sql-dialect.js";
 import { conflictError, conflictIndexes, isUniqueViolationOf } from "../shared/store-errors.js";
 import { affected, guarded, type SqlContext } from "./sql-context.js";
 
@@ -59,8 +60,7 @@ export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
         .selectAll()
         .where("tenant_id", "=", tenantId)
         .where("uid", "=", uid);
-      // SQLite has no row locks: its writer lock (BEGIN IMMEDIATE) already serializes writers.
-      const row = await (dialect === "postgres" ? query.forUpdate() : query).executeTakeFirst();
+      const row = await lockedForUpdate(query, dialect).executeTakeFirst();
       return row ? toCustomer(row) : null;
     },
     async setStatus(tenantId, uid, status) {

@@ -9,6 +9,7 @@ import type { Selectable } from "kysely";
 import type { SigningKeysTable, TenantsTable } from "../schema/database.js";
 import { fromJson, toJson } from "../shared/json-column.js";
 import { queryTemplate } from "../shared/query-template.js";
+import { lockedForUpdate } from "../shared/sql-dialect.js";
 import { affected, type SqlContext } from "./sql-context.js";
 
 const getTenant = queryTemplate((db, p: { id: string }) =>
@@ -49,8 +50,7 @@ export function sqlTenantRepository(ctx: SqlContext): TenantRepository {
     },
     async getForUpdate(id) {
       const query = trx.selectFrom("tenants").selectAll().where("id", "=", id);
-      // SQLite has no row locks: its writer lock (BEGIN IMMEDIATE) already serializes writers.
-      const row = await (dialect === "postgres" ? query.forUpdate() : query).executeTakeFirst();
+      const row = await lockedForUpdate(query, dialect).executeTakeFirst();
       return row ? toTenant(row) : null;
     },
     async list() {

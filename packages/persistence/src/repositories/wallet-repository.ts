@@ -2,6 +2,7 @@ import type { Wallet, WalletRepository } from "@wallet/ledger-core";
 import type { Kysely, Selectable } from "kysely";
 import type { Database, WalletsTable } from "../schema/database.js";
 import { queryTemplate } from "../shared/query-template.js";
+import { lockedForUpdate } from "../shared/sql-dialect.js";
 import { toCustomer } from "./customer-repository.js";
 import type { SqlContext } from "./sql-context.js";
 
@@ -86,13 +87,12 @@ export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
       };
     },
     async getForUpdate(tenantId, uid) {
-      // SQLite has no row locks: its writer lock (BEGIN IMMEDIATE) already serializes writers.
       const query = trx
         .selectFrom("wallets")
         .selectAll()
         .where("tenant_id", "=", tenantId)
         .where("uid", "=", uid);
-      const row = await (dialect === "postgres" ? query.forUpdate() : query).executeTakeFirst();
+      const row = await lockedForUpdate(query, dialect).executeTakeFirst();
       return row ? toWallet(row) : null;
     },
     async getAny(uid) {
