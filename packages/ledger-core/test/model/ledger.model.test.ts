@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { outcomeTally } from "./commands.js";
 import { memoryHarness } from "./memory-harness.js";
-import { runLedgerModel } from "./run-ledger-model.js";
+import { modelTimeoutMs, runLedgerModel } from "./run-ledger-model.js";
 
 /**
  * Model-based test of the ledger's use cases on the in-memory adapters (the SQLite and Postgres
@@ -10,10 +10,13 @@ import { runLedgerModel } from "./run-ledger-model.js";
  * payments and expiry, KYC changes, status changes, replays and reused keys; after every command
  * the invariants and the model's balances are checked (see invariants.ts).
  */
+/** Runs by default; `FC_NUM_RUNS` overrides it (and the timeout grows with it). */
+const RUNS = 1500;
+
 describe("ledger model (memory)", () => {
-  it("keeps every invariant over random command sequences", { timeout: 120_000 }, async () => {
+  it("keeps every invariant over random command sequences", { timeout: modelTimeoutMs(RUNS) }, async () => {
     const started = Date.now();
-    const runs = await runLedgerModel(memoryHarness, { numRuns: 1500, maxCommands: 40 });
+    const runs = await runLedgerModel(memoryHarness, { numRuns: RUNS, maxCommands: 40 });
     console.info(`ledger model (memory): ${runs} runs in ${Date.now() - started} ms`);
     // What the runs exercised (route:expected answer), so a generator that stops reaching a case shows.
     const covered = [...outcomeTally.entries()].sort(([a], [b]) => (a < b ? -1 : 1));

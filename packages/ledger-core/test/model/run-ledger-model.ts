@@ -29,6 +29,13 @@ export const numRunsFromEnv = (fallback: number): number => {
 };
 
 /**
+ * A model test's timeout: two minutes for its default `numRuns`, and as much more as `FC_NUM_RUNS`
+ * asks for (a soak of ten times the runs gets twenty minutes, not a timeout).
+ */
+export const modelTimeoutMs = (defaultRuns: number): number =>
+  120_000 * Math.max(1, numRunsFromEnv(defaultRuns) / defaultRuns);
+
+/**
  * Random command sequences against a fresh store each run, checked against the model after every
  * command (see `checkInvariants`). Returns how many runs executed.
  */

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { runLedgerModel } from "../../../ledger-core/test/model/run-ledger-model.js";
+import { modelTimeoutMs, runLedgerModel } from "../../../ledger-core/test/model/run-ledger-model.js";
 import { postgresTestUrl, requirePostgres } from "../../src/index.js";
 import { postgresHarnessFactory } from "./sql-harness.js";
 
@@ -19,15 +19,18 @@ afterAll(async () => {
   for (const dispose of disposals) await dispose();
 });
 
+/** Runs by default; `FC_NUM_RUNS` overrides it (and the timeout grows with it). */
+const RUNS = 15;
+
 describe("ledger model (Postgres)", () => {
   it.skipIf(pgUrl === null)(
     "keeps every invariant over random command sequences",
-    { timeout: 120_000 },
+    { timeout: modelTimeoutMs(RUNS) },
     async () => {
       const postgres = await postgresHarnessFactory(pgUrl ?? "");
       disposals.push(postgres.dispose);
       const started = Date.now();
-      const runs = await runLedgerModel(postgres.factory, { numRuns: 15, maxCommands: 25 });
+      const runs = await runLedgerModel(postgres.factory, { numRuns: RUNS, maxCommands: 25 });
       console.info(`ledger model (postgres): ${runs} runs in ${Date.now() - started} ms`);
       expect(runs).toBeGreaterThan(0);
     },

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { runLedgerModel } from "../../../ledger-core/test/model/run-ledger-model.js";
+import { modelTimeoutMs, runLedgerModel } from "../../../ledger-core/test/model/run-ledger-model.js";
 import { sqliteHarnessFactory } from "./sql-harness.js";
 
 /**
@@ -12,12 +12,15 @@ afterAll(() => {
   for (const dispose of disposals) dispose();
 });
 
+/** Runs by default; `FC_NUM_RUNS` overrides it (and the timeout grows with it). */
+const RUNS = 200;
+
 describe("ledger model (SQLite)", () => {
-  it("keeps every invariant over random command sequences", { timeout: 120_000 }, async () => {
+  it("keeps every invariant over random command sequences", { timeout: modelTimeoutMs(RUNS) }, async () => {
     const sqlite = await sqliteHarnessFactory();
     disposals.push(sqlite.dispose);
     const started = Date.now();
-    const runs = await runLedgerModel(sqlite.factory, { numRuns: 200, maxCommands: 30 });
+    const runs = await runLedgerModel(sqlite.factory, { numRuns: RUNS, maxCommands: 30 });
     console.info(`ledger model (sqlite): ${runs} runs in ${Date.now() - started} ms`);
     expect(runs).toBeGreaterThan(0);
   });
