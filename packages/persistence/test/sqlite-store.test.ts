@@ -126,6 +126,8 @@ describe("SQLite store", () => {
       db.exec("commit");
       db.close();`;
     const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    // Listened for at once: the child may be gone before the store answers.
+    const closed = new Promise((resolve) => child.once("close", resolve));
     await new Promise<void>((resolve, reject) => {
       child.stdout.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
       child.on("exit", (code) => reject(new Error(`child exited early (${code})`)));
@@ -139,7 +141,7 @@ describe("SQLite store", () => {
     expect(seen?.id).toBe("other-process");
     expect(Date.now() - t0).toBeGreaterThanOrEqual(50);
     expect(await waiting.uow.run((tx) => tx.tenants.get(tenant.id))).toEqual(tenant);
-    await new Promise((resolve) => child.once("close", resolve));
+    await closed;
     await waiting.close();
   });
 
