@@ -3,6 +3,9 @@ import { outcomeTally } from "./commands.js";
 import { memoryHarness } from "./memory-harness.js";
 import { modelTimeoutMs, runLedgerModel } from "./run-ledger-model.js";
 
+/** Runs by default; `FC_NUM_RUNS` overrides it (and the timeout grows with it). */
+const RUNS = 1500;
+
 /**
  * Model-based test of the ledger's use cases on the in-memory adapters (the SQLite and Postgres
  * runs of the same model live in packages/persistence/test/model). Each run: random onboarding,
@@ -10,9 +13,6 @@ import { modelTimeoutMs, runLedgerModel } from "./run-ledger-model.js";
  * payments and expiry, KYC changes, status changes, replays and reused keys; after every command
  * the invariants and the model's balances are checked (see invariants.ts).
  */
-/** Runs by default; `FC_NUM_RUNS` overrides it (and the timeout grows with it). */
-const RUNS = 1500;
-
 describe("ledger model (memory)", () => {
   it("keeps every invariant over random command sequences", { timeout: modelTimeoutMs(RUNS) }, async () => {
     const started = Date.now();
