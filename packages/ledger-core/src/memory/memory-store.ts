@@ -330,11 +330,11 @@ export function createMemoryStore(): MemoryStore {
       getForUpdate: async (tenantId, uid) => walletOf(tenantId, uid),
       getAny: async (uid) => copyOrNull(s.wallets.get(uid), copyWallet),
       getWithCustomer: async (tenantId, uid) => {
-        const w = s.wallets.get(uid);
-        if (!w || w.tenantId !== tenantId) return null;
-        const customer = customerOf(tenantId, w.customerUid);
+        const wallet = walletOf(tenantId, uid);
+        if (!wallet) return null;
+        const customer = customerOf(tenantId, wallet.customerUid);
         invariant(customer, "a wallet always has its customer");
-        return { wallet: copyWallet(w), customer };
+        return { wallet, customer };
       },
       listByCustomer: async (tenantId, customerUid) =>
         [...s.wallets.values()]
