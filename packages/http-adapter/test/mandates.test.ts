@@ -447,6 +447,24 @@ describe.each(storeKinds())("mandates (issue 5) on the $name store", (kind) => {
       }
     });
 
+    it("the customer summary's mandatesCount counts the tenant's mandates on that customer, whatever their status", async () => {
+      const summaryCount = async (t: SeededTenant, c: CustomerView) => {
+        const res = await h.call(t, "GET", `${TENANT}/customers/${c.uid}`);
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { mandatesCount: number }).mandatesCount;
+      };
+      expect(await summaryCount(acme, alice)).toBe(0);
+      await w.createMandate(acme, alice);
+      await w.createMandate(acme, alice, { validFrom: "2027-01-01T00:00:00.000Z" });
+      const revoked = await w.createMandate(acme, alice);
+      expect((await w.revoke(acme, revoked.uid, { reason: "customer request" })).status).toBe(200);
+      await w.createMandate(acme, bob);
+      await w.createMandate(globex, gina);
+      expect(await summaryCount(acme, alice)).toBe(3);
+      expect(await summaryCount(acme, bob)).toBe(1);
+      expect(await summaryCount(globex, gina)).toBe(1);
+    });
+
     it("needs mandates:read (403, never naming the scope); writes need mandates:write", async () => {
       const reader = await seedTenant(store.uow, { id: "acme-reader", scopes: ["customers:read"] });
       const res = await h.call(reader, "GET", `${TENANT}/mandates`);

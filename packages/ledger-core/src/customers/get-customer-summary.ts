@@ -20,11 +20,12 @@ export async function getCustomerSummary(
 ): Promise<CustomerSummaryView> {
   const tenantId = ctx.tenant.id;
   const customer = (await tx.customers.get(tenantId, uid)) ?? notFound("Customer");
-  const [identifiers, agreements, versions, wallets] = await Promise.all([
+  const [identifiers, agreements, versions, wallets, mandatesCount] = await Promise.all([
     tx.identifiers.listByCustomer(tenantId, uid),
     tx.agreements.listByCustomer(tenantId, uid),
     tx.kycVersions.listByCustomer(tenantId, uid),
     tx.wallets.listByCustomer(tenantId, uid),
+    tx.mandates.countByCustomer(tenantId, uid),
   ]);
   const approved = versions.filter((v) => v.state === "approved").at(-1) ?? null;
   const level = approved ? findKycLevel(deps.catalog, approved.tierCode) : null;
@@ -72,8 +73,8 @@ export async function getCustomerSummary(
       documentVersion: a.documentVersion,
       acceptedAt: a.acceptedAt,
     })),
-    // Mandates are counted once the mandates capability exists (issue 5); none can exist before it.
-    mandatesCount: 0,
+    // Every mandate the tenant holds on the customer, whatever its status (as GET /mandates?customerUid).
+    mandatesCount,
     clientReference: customer.clientReference,
     createdAt: customer.createdAt,
   };
