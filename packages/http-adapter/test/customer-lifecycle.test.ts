@@ -227,6 +227,7 @@ describe.each(storeKinds())("customer lifecycle (issue 3) on the $name store", (
         [{ ...base, class: "phone" }, "class"],
         [{ ...base, verificationStatus: "ok" }, "verificationStatus"],
         [{ ...base, verifiedAt: "yesterday" }, "verifiedAt"],
+        [{ ...base, verifiedAt: "2026-02-30T00:00:00Z" }, "verifiedAt"],
         [{ ...base, issuingCountry: "KEN" }, "issuingCountry"],
         [{ ...base, value: undefined }, "value"],
         [{ ...base, isPrimary: "yes" }, "isPrimary"],
@@ -325,8 +326,25 @@ describe.each(storeKinds())("customer lifecycle (issue 3) on the $name store", (
         payoutEligible: false,
       });
 
+      // An offset is rewritten to UTC with milliseconds, as every timestamp the API returns.
+      const offset = await patchIdentifier(acme, customer.uid, added.uid, {
+        verificationStatus: "verified",
+        verifiedAt: "2026-11-22T13:05:00+03:00",
+        validTo: "2027-12-01T03:00:00+03:00",
+      });
+      expect(offset.status).toBe(200);
+      expect(v.parse(identifierViewSchema, await offset.json())).toMatchObject({
+        verifiedAt: "2026-11-22T10:05:00.000Z",
+        validTo: "2027-12-01T00:00:00.000Z",
+        payoutEligible: true,
+      });
+
       for (const body of [
         { verificationStatus: "verified", verifiedAt, validTo: "tomorrow" },
+        // Not a calendar date, or not RFC 3339 (the offset needs its minutes): 400, never a
+        // date rolled into the next month or a text no comparison can read.
+        { verificationStatus: "verified", verifiedAt: "2026-02-30T10:00:00Z" },
+        { verificationStatus: "verified", verifiedAt, validTo: "2027-12-01T00:00:00+03" },
         { verificationStatus: "done", verifiedAt: null },
         { verifiedAt: null },
         { verificationStatus: "pending", verifiedAt: null, isPrimary: true },
@@ -451,6 +469,15 @@ describe.each(storeKinds())("customer lifecycle (issue 3) on the $name store", (
       ]);
     });
 
+    it("acceptedAt is stored in the API's one format: UTC with milliseconds, whatever offset was sent", async () => {
+      const customer = await onboard(acme);
+      const res = await h.call(acme, "POST", `${TENANT}/customers/${customer.uid}/agreements`, {
+        body: agreementBody({ acceptedAt: "2026-11-22T12:30:00.123456+03:00" }),
+      });
+      expect(res.status).toBe(201);
+      expect(v.parse(agreementViewSchema, await res.json()).acceptedAt).toBe("2026-11-22T09:30:00.123Z");
+    });
+
     it("acceptedChannel portal is refused 422 naming the field; the body is validated (400)", async () => {
       const customer = await onboard(acme);
       const portal = await h.call(acme, "POST", `${TENANT}/customers/${customer.uid}/agreements`, {
@@ -466,6 +493,9 @@ describe.each(storeKinds())("customer lifecycle (issue 3) on the $name store", (
         [{ documentHash: "g".repeat(64) }, "documentHash"],
         [{ agreementType: "loan" }, "agreementType"],
         [{ acceptedAt: "today" }, "acceptedAt"],
+        [{ acceptedAt: "2026-02-31T10:00:00Z" }, "acceptedAt"],
+        [{ acceptedAt: "2026-11-22 09:30:00Z" }, "acceptedAt"],
+        [{ acceptedAt: "2026-11-22T09:30:00+03" }, "acceptedAt"],
         [{ evidence: ["not", "an", "object"] }, "evidence"],
         [{ evidence: undefined }, "evidence"],
         [{ documentUri: undefined }, "documentUri"],

@@ -123,6 +123,18 @@ describe.each(storeKinds())("mandates (issue 5) on the $name store", (kind) => {
       });
     });
 
+    it("400 for a validFrom or validTo that is not a calendar date (never rolled into the next month)", async () => {
+      for (const [overrides, field] of [
+        [{ validFrom: "2026-02-31T00:00:00Z" }, "validFrom"],
+        [{ validTo: "2027-04-31T00:00:00.000Z" }, "validTo"],
+      ] as const) {
+        const res = await w.postMandate(acme, w.mandateBody(alice, overrides));
+        expect(res.status).toBe(400);
+        expect((await errorOf(res)).details?.map((d) => d.field)).toEqual([field]);
+      }
+      expect(await mandateCount(acme)).toBe(0);
+    });
+
     it("replays the stored answer for the same Idempotency-Key and creates one mandate", async () => {
       const body = w.mandateBody(alice);
       const first = await h.call(acme, "POST", `${TENANT}/mandates`, {

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { boundInstantMs, TIMESTAMP_MESSAGE } from "./time-bounds.js";
 
 /** Free-form objects (metadata, evidence): capped so they stay cheap to store, hash and return. */
 export const FREE_FORM_BYTES_MAX = 16 * 1024;
@@ -23,7 +24,22 @@ export const amountMinorSchema = v.pipe(
 /** ISO-4217 alphabetic code. */
 export const currencySchema = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, "must be an ISO-4217 code"));
 
-export const isoTimestampSchema = v.pipe(v.string(), v.isoTimestamp("must be an ISO-8601 timestamp"));
+/**
+ * An instant a request gives (acceptedAt, verifiedAt, validFrom, an assertion's times...): a real
+ * calendar time in the RFC 3339 profile of ISO-8601 (Z or an offset), rewritten into the API's one
+ * format, UTC with milliseconds (digits past the millisecond dropped), before the core stores or
+ * compares it. `2026-02-31T10:00:00Z` is 400, not March 3rd.
+ */
+export const isoTimestampSchema = v.config(
+  v.pipe(
+    v.string(),
+    // The document's `format: date-time`; the check below is the stricter rule (one issue each).
+    v.isoTimestamp(TIMESTAMP_MESSAGE),
+    v.check((s) => boundInstantMs(s, "upper") !== null, TIMESTAMP_MESSAGE),
+    v.transform((s) => new Date(boundInstantMs(s, "upper")!).toISOString()),
+  ),
+  { abortPipeEarly: true },
+);
 
 export const isoDateSchema = v.pipe(v.string(), v.isoDate("must be an ISO-8601 date (YYYY-MM-DD)"));
 

@@ -9,7 +9,7 @@ import * as v from "valibot";
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
 
-const MESSAGE = "must be an ISO-8601 timestamp such as 2026-11-22T10:00:00.000Z";
+export const TIMESTAMP_MESSAGE = "must be an ISO-8601 timestamp such as 2026-11-22T10:00:00.000Z";
 
 /** Instants whose `toISOString()` has a four-digit year, so that text order is time order. */
 const INSTANT_MS_MIN = new Date("0000-01-01T00:00:00.000Z").getTime();
@@ -59,7 +59,7 @@ export function boundInstantMs(text: string, bound: "lower" | "upper"): number |
 const timeBound = (bound: "lower" | "upper", description: string) =>
   v.pipe(
     v.string(),
-    v.check((s) => boundInstantMs(s, bound) !== null, MESSAGE),
+    v.check((s) => boundInstantMs(s, bound) !== null, TIMESTAMP_MESSAGE),
     v.transform((s) => new Date(boundInstantMs(s, bound)!).toISOString()),
     v.description(description),
   );
