@@ -175,6 +175,18 @@ describe("authentication (spec, Authentication): every failure is one identical 
     await expectAuthenticated(await h.call(acme, "GET", PROBE));
   });
 
+  it("refuses the replay of a signature dated at the edge of the skew, up to the last instant it is acceptable", async () => {
+    // Dated 300 s ahead: acceptable from now until now + 600 s inclusive.
+    const nowSeconds = Math.floor(new Date(START).getTime() / 1000) + 5;
+    h.clock.set(new Date(nowSeconds * 1000));
+    const opts = { timestamp: String(nowSeconds + 300), advanceClock: false } as const;
+    await expectAuthenticated(await h.call(acme, "GET", PROBE, opts));
+    h.clock.set(new Date((nowSeconds + 600) * 1000));
+    await expectUnauthorized(await h.call(acme, "GET", PROBE, opts));
+    h.clock.set(new Date((nowSeconds + 600) * 1000 + 1));
+    await expectUnauthorized(await h.call(acme, "GET", PROBE, opts));
+  });
+
   it("a forged request carrying a genuine signature does not burn it", async () => {
     const timestamp = h.nowSeconds();
     // The attacker replays the genuine signature on another path first: refused, not remembered...

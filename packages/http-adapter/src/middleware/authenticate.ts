@@ -54,8 +54,14 @@ export function authenticate(
     if (!(await verifier.verify(key, Buffer.from(canonical, "utf8"), signature))) throw unauthorized();
 
     const now = new Date(nowMs);
+    // Remembered at least until the timestamp leaves the skew window (a signature dated 300 s
+    // ahead is still acceptable 600 s from now, at that very millisecond), and for the window.
+    const acceptableUntilMs = (Number(timestamp) + limits.timestampSkewSecondsMax) * 1000;
+    const rememberUntil = new Date(
+      Math.max(acceptableUntilMs + 1, addSeconds(now, limits.replayWindowSeconds).getTime()),
+    );
     const firstSeen = await deps.uow.autocommit((tx) =>
-      tx.replayGuard.remember(signatureText, iso(now), iso(addSeconds(now, limits.replayWindowSeconds))),
+      tx.replayGuard.remember(signatureText, iso(now), iso(rememberUntil)),
     );
     if (!firstSeen) throw unauthorized();
 
