@@ -15,7 +15,7 @@ import {
   receiveRailPayment,
   resolveSuspense,
 } from "../src/index.js";
-import { createCore, onboardingInput, railsCatalog, tenantFixture } from "./support/core.js";
+import { catalog, createCore, onboardingInput, railsCatalog, tenantFixture } from "./support/core.js";
 
 const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
   try {
@@ -335,15 +335,33 @@ describe("inbound rail payments, expiry and suspense", () => {
       expect((await balance()).currentMinor).toBe(9_990_000);
     });
 
-    // Known gap in the OperationRepository port, reported to the lead: `sumForWallet` counts every
-    // non-failed operation, so intents that moved no money inflate the daily aggregate (and the
-    // intent's own amount is counted twice at the match). Fix: count only operations whose funds
-    // moved (`fundsMovedAt` not null) in the memory and SQL adapters; then drop `.fails`.
+    // Intents that moved no money do not inflate the daily aggregate (nor count twice at the match).
     it("pending intents do not count toward the daily limit before their payment arrives", async () => {
       const intents = [];
       for (let n = 0; n < 3; n++) intents.push(await intent({ amountMinor: 5_000_000 }));
       // tier_1: 15_000_000 a day; the first payment is the day's first accepted movement
       expect((await pay(intents[0]!)).matched).toBe(true);
+    });
+
+    it("a payment counts toward the limits of the day it arrives, not the day its intent was issued", async () => {
+      // tier_1 with room to hold it all: the daily aggregate (15_000_000) is the only limit in play.
+      const tier1 = { ...catalog.kycLevels[0]!, maxBalanceMinor: 100_000_000 };
+      core.deps.catalog = railsCatalog({ kycLevels: [tier1, ...catalog.kycLevels.slice(1)] });
+      await core.run((tx) =>
+        fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 20_000_000, currency: "KES" }),
+      );
+      advanceSeconds(13 * 3600 + 59 * 60); // 2026-11-22T23:59
+      const late = await intent({ amountMinor: 7_000_000 });
+      advanceSeconds(120); // 2026-11-23T00:01
+      expect((await pay(late)).matched).toBe(true);
+      const credit = (amountMinor: number, clientReference: string) =>
+        core.run((tx) =>
+          creditWallet(core.deps, ctx(), tx, { walletUid, amountMinor, currency: "KES", clientReference }),
+        );
+      await credit(7_000_000, "same-day-1"); // 14_000_000 moved today
+      const err = await refusal(credit(2_000_000, "same-day-2"));
+      expect(err.code).toBe("LimitExceeded");
+      expect((await balance()).currentMinor).toBe(14_000_000);
     });
 
     it("charges the wallet could not cover", async () => {

@@ -13,12 +13,14 @@ type Direction = (typeof directions)[number];
 let serial = 0;
 const op = (o: Partial<Operation> = {}): Operation =>
   operationFixture({ uid: `op_${String(serial++).padStart(6, "0")}`, ...o });
+/** Created and moved at `instant`. */
+const at = (instant: string) => ({ createdAt: instant, fundsMovedAt: instant });
 
 /** The port's definition, by brute force, in exact integers: null when the answer is not a safe integer. */
 function bruteForce(ops: Iterable<Operation>, wallet: string, since: string, direction: Direction) {
   let total = 0n;
   for (const o of ops) {
-    if (o.state === "failed" || o.fundsMovedAt === null || o.createdAt < since) continue;
+    if (o.state === "failed" || o.fundsMovedAt === null || o.fundsMovedAt < since) continue;
     const inbound = o.destinationWalletUid === wallet;
     const outbound = o.sourceWalletUid === wallet;
     if ((direction !== "outbound" && inbound) || (direction !== "inbound" && outbound))
@@ -48,7 +50,7 @@ describe("memory store: sumForWallet on running totals", () => {
       );
       await tx.operations.insert(op({ amountMinor: 1_000, fundsMovedAt: null })); // an intent: not yet
       await tx.operations.insert(op({ amountMinor: 2_000, state: "failed" }));
-      await tx.operations.insert(op({ amountMinor: 4_000, createdAt: "2026-03-09T23:59:59.999Z" }));
+      await tx.operations.insert(op({ amountMinor: 4_000, ...at("2026-03-09T23:59:59.999Z") }));
     });
     expect(await sums(store, "wal_a")).toEqual({ inbound: 105, outbound: 35, both: 135 });
     expect(await sums(store, "wal_a", "2026-03-09T00:00:00.000Z")).toEqual({
@@ -117,11 +119,9 @@ describe("memory store: sumForWallet on running totals", () => {
   it("answers any instant, and timestamps in another format, like the scan", async () => {
     const store = createMemoryStore();
     await store.uow.run(async (tx) => {
-      await tx.operations.insert(op({ amountMinor: 1, createdAt: "2026-03-10T08:00:00.000Z" }));
-      await tx.operations.insert(op({ amountMinor: 2, createdAt: "2026-03-10T16:00:00.000Z" }));
-      await tx.operations.insert(
-        op({ amountMinor: 4, destinationWalletUid: "wal_b", createdAt: "2026-03-10" }),
-      );
+      await tx.operations.insert(op({ amountMinor: 1, ...at("2026-03-10T08:00:00.000Z") }));
+      await tx.operations.insert(op({ amountMinor: 2, ...at("2026-03-10T16:00:00.000Z") }));
+      await tx.operations.insert(op({ amountMinor: 4, destinationWalletUid: "wal_b", ...at("2026-03-10") }));
     });
     expect((await sums(store, "wal_a", "2026-03-10T12:00:00.000Z")).both).toBe(2);
     expect((await sums(store, "wal_a", "2026-03-10T16:00:00.000Z")).both).toBe(2);
@@ -129,6 +129,25 @@ describe("memory store: sumForWallet on running totals", () => {
     // "2026-03-10" sorts before the day's midnight, so the scan (and so the store) leaves it out.
     expect((await sums(store, "wal_b")).both).toBe(0);
     expect((await sums(store, "wal_b", "2026-03-09T00:00:00.000Z")).both).toBe(4);
+  });
+
+  it("counts an operation on the day its funds moved, not the day it was created", async () => {
+    const store = createMemoryStore();
+    const intent = op({
+      state: "pending_provider",
+      fundsMovedAt: null,
+      amountMinor: 700,
+      createdAt: "2026-03-09T23:59:00.000Z",
+    });
+    await store.uow.run((tx) => tx.operations.insert(intent));
+    await store.uow.run((tx) =>
+      tx.operations.update({ ...intent, state: "completed", fundsMovedAt: "2026-03-10T00:01:00.000Z" }),
+    );
+    expect(await sums(store, "wal_a")).toEqual({ inbound: 700, outbound: 0, both: 700 });
+    // Once, from the day before as well.
+    expect((await sums(store, "wal_a", "2026-03-09T00:00:00.000Z")).both).toBe(700);
+    expect((await sums(store, "wal_a", "2026-03-10T00:01:00.001Z")).both).toBe(0);
+    expect((await sums(store, "wal_a", "2026-03-11T00:00:00.000Z")).both).toBe(0);
   });
 
   it("stays exact when a day's sum passes 2^53 - 1 on the way", async () => {
@@ -156,6 +175,7 @@ describe("memory store: sumForWallet on running totals", () => {
         pick: number;
         state: OperationState;
         moved: boolean;
+        movedAt: string | null;
         amountMinor: number | null;
         wallets: [string | null, string | null] | null;
       };
@@ -191,6 +211,8 @@ describe("memory store: sumForWallet on running totals", () => {
       state: stateArb,
       moved: fc.boolean(),
       createdAt: createdAtArb,
+      // When funds moved: with the creation, or on another day (a top-up paid later).
+      movedAt: fc.option(createdAtArb, { nil: null, freq: 2 }),
     })
     .map(
       (r): Write => ({
@@ -201,7 +223,7 @@ describe("memory store: sumForWallet on running totals", () => {
           amountMinor: r.amountMinor,
           state: r.state,
           createdAt: r.createdAt,
-          fundsMovedAt: r.moved ? r.createdAt : null,
+          fundsMovedAt: r.moved ? (r.movedAt ?? r.createdAt) : null,
         }),
       }),
     );
@@ -210,6 +232,7 @@ describe("memory store: sumForWallet on running totals", () => {
     pick: fc.nat(),
     state: stateArb,
     moved: fc.boolean(),
+    movedAt: fc.option(createdAtArb, { nil: null, freq: 2 }),
     amountMinor: fc.option(amountArb, { nil: null, freq: 3 }),
     wallets: fc.option(fc.tuple(walletArb, walletArb), { nil: null, freq: 3 }),
   });
@@ -245,7 +268,7 @@ describe("memory store: sumForWallet on running totals", () => {
                 const next: Operation = {
                   ...cur,
                   state: w.state,
-                  fundsMovedAt: w.moved ? cur.createdAt : null,
+                  fundsMovedAt: w.moved ? (cur.fundsMovedAt ?? w.movedAt ?? cur.createdAt) : null,
                   amountMinor: w.amountMinor ?? cur.amountMinor,
                   sourceWalletUid: w.wallets ? w.wallets[0] : cur.sourceWalletUid,
                   destinationWalletUid: w.wallets ? w.wallets[1] : cur.destinationWalletUid,
@@ -286,7 +309,7 @@ describe("memory store: sumForWallet on running totals", () => {
         const log = new UndoLog();
         const totals = new WalletDayTotals(log);
         const ops = writes.flatMap((w) =>
-          w.kind === "insert" && /\.\d{3}Z$/.test(w.op.createdAt)
+          w.kind === "insert" && /\.\d{3}Z$/.test(w.op.fundsMovedAt ?? "")
             ? [{ ...w.op, amountMinor: w.op.amountMinor % 1_000 }]
             : [],
         );

@@ -132,7 +132,7 @@ export function createMemoryStore(): MemoryStore {
     let total = 0;
     for (const uid of opsByWallet.get(walletUid) ?? []) {
       const o = s.operations.get(uid)!;
-      if (!countsTowardLimits(o) || o.createdAt < since) continue;
+      if (!countsTowardLimits(o) || (o.fundsMovedAt as string) < since) continue;
       const inbound = o.destinationWalletUid === walletUid;
       const outbound = o.sourceWalletUid === walletUid;
       if ((direction !== "outbound" && inbound) || (direction !== "inbound" && outbound))

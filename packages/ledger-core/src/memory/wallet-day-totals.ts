@@ -3,7 +3,7 @@ import type { UndoLog } from "./undo-log.js";
 
 export type SumDirection = "inbound" | "outbound" | "both";
 
-/** What the counted operations of one wallet created on one UTC day add up to, by direction. */
+/** What the counted operations of one wallet that moved funds on one UTC day add up to, by direction. */
 interface DayTotal {
   readonly inbound: number;
   readonly outbound: number;
@@ -25,7 +25,7 @@ export const countsTowardLimits = (op: Operation): boolean =>
   op.state !== "failed" && op.fundsMovedAt !== null;
 
 /**
- * Running totals behind the memory store's `sumForWallet`: per wallet and UTC day of `createdAt`,
+ * Running totals behind the memory store's `sumForWallet`: per wallet and UTC day of `fundsMovedAt`,
  * the inbound, outbound and either-way sums of its counted operations, kept in step with every
  * insert and update under the store's undo log (a rolled-back unit of work leaves its totals as
  * they were). They answer for a `sinceIso` at a UTC midnight (the daily and monthly limits ask
@@ -33,7 +33,7 @@ export const countsTowardLimits = (op: Operation): boolean =>
  */
 export class WalletDayTotals {
   private readonly days = new Map<string, Map<string, DayTotal>>();
-  /** Counted operations per wallet whose createdAt has no canonical day: that wallet is scanned. */
+  /** Counted operations per wallet whose fundsMovedAt has no canonical day: that wallet is scanned. */
   private readonly irregular = new Map<string, number>();
   /** The last `sinceIso` found to be a canonical midnight. */
   private lastMidnight = "";
@@ -52,7 +52,7 @@ export class WalletDayTotals {
       was === countsTowardLimits(after) &&
       (!was ||
         (before.amountMinor === after.amountMinor &&
-          before.createdAt === after.createdAt &&
+          before.fundsMovedAt === after.fundsMovedAt &&
           before.sourceWalletUid === after.sourceWalletUid &&
           before.destinationWalletUid === after.destinationWalletUid))
     ) {
@@ -93,13 +93,15 @@ export class WalletDayTotals {
     if (destination !== null && destination !== source) this.add(destination, op, sign);
   }
 
+  /** `op` counts (so its fundsMovedAt is set). */
   private add(walletUid: string, op: Operation, sign: 1 | -1): void {
-    if (!canonicalInstant.test(op.createdAt)) {
+    const movedAt = op.fundsMovedAt as string;
+    if (!canonicalInstant.test(movedAt)) {
       this.log.set(this.irregular, walletUid, (this.irregular.get(walletUid) ?? 0) + sign);
       return;
     }
     const days = this.log.ensure(this.days, walletUid, newDays);
-    const day = op.createdAt.slice(0, 10);
+    const day = movedAt.slice(0, 10);
     const t = days.get(day) ?? zero;
     const amount = sign * op.amountMinor;
     const inbound = op.destinationWalletUid === walletUid ? t.inbound + amount : t.inbound;

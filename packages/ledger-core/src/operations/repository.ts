@@ -54,8 +54,9 @@ export interface OperationRepository {
   list(filter: OperationFilter, page: Page): Promise<Paged<Operation>>;
   /**
    * Sum of amountMinor of accepted movements touching the wallet since `sinceIso`, by direction
-   * (for the daily and monthly limits): operations that moved funds (`fundsMovedAt` set) and did
-   * not fail. Intents that moved nothing yet do not count.
+   * (for the daily and monthly limits): operations that moved funds at or after `sinceIso`
+   * (`fundsMovedAt`, not `createdAt`: a top-up paid the day after its intent counts that day) and
+   * did not fail. Intents that moved nothing yet do not count.
    */
   sumForWallet(
     walletUid: string,

@@ -841,7 +841,7 @@ class RailPayment extends Base {
     if (matches) {
       expect(result.operationUid).toBe(op.uid);
       op.state = "completed";
-      op.moved = true;
+      op.movedAtMs = m.nowMs;
       post(m, [
         [accounts.clearing, accounts.wallet(op.walletUid), amount],
         [accounts.wallet(op.walletUid), accounts.fees, intent.charges.fee],

@@ -40,8 +40,8 @@ export interface MOp {
   amount: number;
   walletUid: string;
   createdAtMs: number;
-  /** fundsMovedAt is set: the op counts towards the KYC limits unless it failed. */
-  moved: boolean;
+  /** fundsMovedAt, or null: the op counts towards the KYC limits of that day unless it failed. */
+  movedAtMs: number | null;
   clientReference: string;
   mandateUid: string | null;
   /** Payouts: the refundable charges (to fees, to tax) returned when the payout fails. */
@@ -213,11 +213,19 @@ export function statusRefusal(c: MCustomer, direction: Direction): ErrorCode | n
   return null;
 }
 
-/** Accepted movements of the wallet since `sinceMs` (failed ones and intents not paid do not count). */
+/**
+ * Accepted movements of the wallet whose funds moved since `sinceMs` (failed ones and intents not
+ * paid do not count; a top-up counts from its payment).
+ */
 function movedSince(m: Model, walletUid: string, sinceMs: number, outboundOnly: boolean): number {
   let total = 0;
   for (const op of m.ops.values()) {
-    if (op.walletUid !== walletUid || !op.moved || op.state === "failed" || op.createdAtMs < sinceMs)
+    if (
+      op.walletUid !== walletUid ||
+      op.movedAtMs === null ||
+      op.state === "failed" ||
+      op.movedAtMs < sinceMs
+    )
       continue;
     const outbound = op.type === "wallet_debit" || op.type === "payout_b2c";
     if (outboundOnly && !outbound) continue;
@@ -278,8 +286,11 @@ export const customerOf = (m: Model, walletUid: string): MCustomer => {
 export const available = (m: Model, walletUid: string) => balanceOf(m, accounts.wallet(walletUid));
 
 /** Records an operation the system created, with the instant the model expects it at. */
-export function addOp(m: Model, op: Omit<MOp, "createdAtMs">): MOp {
-  const full: MOp = { ...op, createdAtMs: m.nowMs };
+export function addOp(
+  m: Model,
+  { moved, ...op }: Omit<MOp, "createdAtMs" | "movedAtMs"> & { moved: boolean },
+): MOp {
+  const full: MOp = { ...op, createdAtMs: m.nowMs, movedAtMs: moved ? m.nowMs : null };
   m.ops.set(full.uid, full);
   return full;
 }

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, sql } from "kysely";
 import type { SqlDialect } from "../shared/sql-dialect.js";
+import { backfillTotals, dropTotalsTriggers, totalsTriggers } from "./wallet-day-totals-sql.js";
 
 /**
  * Running totals of the amounts that count toward a wallet's limits, per wallet and UTC day of
@@ -15,6 +16,7 @@ import type { SqlDialect } from "../shared/sql-dialect.js";
  * are never removed; a day whose operations all failed keeps its row, at zero.
  *
  * `day` is `substr(created_at, 1, 10)`: for the ISO timestamps the store keeps, the UTC date.
+ * Migration 0003 moves it to `funds_moved_at`. The SQL lives in `wallet-day-totals-sql.ts`.
  */
 export function walletDayTotalsMigration(dialect: SqlDialect): Migration {
   return {
@@ -36,115 +38,19 @@ export function walletDayTotalsMigration(dialect: SqlDialect): Migration {
       // SQLite: the rows live in the primary key's b-tree, one lookup per upsert.
       await (dialect === "sqlite" ? table.modifyEnd(sql`without rowid`) : table).execute();
 
-      for (const statement of dialect === "sqlite" ? sqliteTriggers() : postgresTriggers()) {
+      for (const statement of totalsTriggers(dialect, "created_at")) {
         await sql.raw(statement).execute(db);
       }
       // Operations written before this migration, in one pass.
-      await sql
-        .raw(
-          `insert into wallet_day_totals (wallet_uid, day, inbound_minor, outbound_minor, both_minor)
-           select wallet_uid, day, sum(inbound_minor), sum(outbound_minor), sum(both_minor)
-           from (${sides("operations", "+", `from operations where ${counts("operations")}`)}) as sides
-           group by wallet_uid, day`,
-        )
-        .execute(db);
+      await sql.raw(backfillTotals("created_at")).execute(db);
     },
 
     // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time, untyped by design (Kysely docs)
     async down(db: Kysely<any>): Promise<void> {
-      for (const t of triggers) {
-        await sql
-          .raw(`drop trigger if exists ${t.name}${dialect === "postgres" ? " on operations" : ""}`)
-          .execute(db);
-      }
-      if (dialect === "postgres") {
-        for (const f of Object.values(postgresFunctions)) {
-          await sql.raw(`drop function if exists ${f}()`).execute(db);
-        }
+      for (const statement of dropTotalsTriggers(dialect, { functions: true })) {
+        await sql.raw(statement).execute(db);
       }
       await db.schema.dropTable("wallet_day_totals").ifExists().execute();
     },
   };
-}
-
-/** Whether the operation row `r` counts toward its wallets' totals. */
-const counts = (r: string) => `(${r}.state <> 'failed' and ${r}.funds_moved_at is not null)`;
-
-/** Whether rows `old` and `new` would contribute the same amounts to the same rows. */
-const sameContribution = ["amount_minor", "source_wallet_uid", "destination_wallet_uid"]
-  .map((c) => `old.${c} is not distinct from new.${c}`)
-  .concat("substr(old.created_at, 1, 10) = substr(new.created_at, 1, 10)")
-  .join(" and ");
-
-/**
- * The totals rows the operation `r` contributes to, with its amount signed by `sign`: one for the
- * destination wallet, one for a distinct source wallet. `from` (with a `where` condition) makes it
- * a query over a table; without it, `r` is a trigger's `new` or `old` row.
- */
-function sides(r: string, sign: "+" | "-", from = "where true"): string {
-  const amount = `${sign === "-" ? "-" : ""}${r}.amount_minor`;
-  const day = `substr(${r}.created_at, 1, 10)`;
-  return `select ${r}.destination_wallet_uid as wallet_uid, ${day} as day, ${amount} as inbound_minor,
-      case when ${r}.source_wallet_uid = ${r}.destination_wallet_uid then ${amount} else 0 end as outbound_minor,
-      ${amount} as both_minor
-    ${from} and ${r}.destination_wallet_uid is not null
-    union all
-    select ${r}.source_wallet_uid, ${day}, 0, ${amount}, ${amount}
-    ${from} and ${r}.source_wallet_uid is not null
-      and (${r}.destination_wallet_uid is null or ${r}.destination_wallet_uid <> ${r}.source_wallet_uid)`;
-}
-
-/**
- * Adds what `r` contributes to the totals. Rows are taken in wallet order, so two transactions
- * moving money between the same two wallets lock their rows in the same order on Postgres (they
- * already serialize on the wallets' account rows, locked in key order before any operation write).
- */
-const apply = (r: "new" | "old", sign: "+" | "-") =>
-  `insert into wallet_day_totals (wallet_uid, day, inbound_minor, outbound_minor, both_minor)
-   ${sides(r, sign)}
-   order by 1
-   on conflict (wallet_uid, day) do update set
-     inbound_minor = wallet_day_totals.inbound_minor + excluded.inbound_minor,
-     outbound_minor = wallet_day_totals.outbound_minor + excluded.outbound_minor,
-     both_minor = wallet_day_totals.both_minor + excluded.both_minor`;
-
-/** Each trigger: the event, when it fires, and what it does to the totals. */
-const triggers = [
-  { name: "operations_totals_insert", event: "insert", when: counts("new"), action: "add" },
-  {
-    name: "operations_totals_update_old",
-    event: "update",
-    when: `${counts("old")} and not (${counts("new")} and ${sameContribution})`,
-    action: "remove",
-  },
-  {
-    name: "operations_totals_update_new",
-    event: "update",
-    when: `${counts("new")} and not (${counts("old")} and ${sameContribution})`,
-    action: "add",
-  },
-  { name: "operations_totals_delete", event: "delete", when: counts("old"), action: "remove" },
-] as const;
-
-const postgresFunctions = { add: "wallet_day_totals_add_new", remove: "wallet_day_totals_remove_old" };
-const actions = { add: apply("new", "+"), remove: apply("old", "-") };
-
-function sqliteTriggers(): string[] {
-  return triggers.map(
-    (t) => `create trigger ${t.name} after ${t.event} on operations for each row when ${t.when}
-      begin ${actions[t.action]}; end`,
-  );
-}
-
-function postgresTriggers(): string[] {
-  const functions = (["add", "remove"] as const).map(
-    (a) => `create function ${postgresFunctions[a]}() returns trigger language plpgsql as $$
-      begin ${actions[a]}; return null; end $$`,
-  );
-  return functions.concat(
-    triggers.map(
-      (t) => `create trigger ${t.name} after ${t.event} on operations for each row when (${t.when})
-        execute function ${postgresFunctions[t.action]}()`,
-    ),
-  );
 }

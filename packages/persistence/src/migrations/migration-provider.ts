@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from "kysely";
 import type { SqlDialect } from "../shared/sql-dialect.js";
 import { initialMigration } from "./0001-initial.js";
 import { walletDayTotalsMigration } from "./0002-wallet-day-totals.js";
+import { walletDayTotalsByFundsMovedMigration } from "./0003-wallet-day-totals-by-funds-moved.js";
 
 /**
  * Every migration, held in code rather than scanned from a folder, so the compiled package runs
@@ -11,6 +12,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   return {
     "0001-initial": initialMigration(dialect),
     "0002-wallet-day-totals": walletDayTotalsMigration(dialect),
+    "0003-wallet-day-totals-by-funds-moved": walletDayTotalsByFundsMovedMigration(dialect),
   };
 }
 

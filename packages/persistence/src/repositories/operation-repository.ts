@@ -372,34 +372,55 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
     },
 
     async sumForWallet(walletUid, sinceIso, direction) {
-      // The running totals hold whole UTC days (wallet_day_totals, kept by triggers): take the
-      // days from sinceIso's date on, then take back out what counted that first day before
-      // sinceIso, read exactly from the operations. At a midnight (the limit checks' day and
-      // month starts) that part is empty: one to 31 rows are read, however busy the wallet.
-      // Exact for any string: created_at >= sinceIso holds exactly for the rows whose first ten
-      // characters are >= sinceIso's, minus those in [those ten characters, sinceIso).
-      const row = await sumTemplates[direction].first(ctx, { walletUid, sinceIso });
+      // The running totals hold whole UTC days of funds_moved_at (wallet_day_totals, kept by
+      // triggers): take the days from sinceIso's date on. At a midnight (the limit checks' day and
+      // month starts) that is all: one to 31 rows, however busy the wallet. From any other instant,
+      // take back out what counted that first day before sinceIso, read from the operations (a scan
+      // of the wallet's operations: no index orders them by funds_moved_at). Exact for any string:
+      // funds_moved_at >= sinceIso holds exactly for the rows whose first ten characters are >=
+      // sinceIso's, minus those in [those ten characters, sinceIso).
+      const template = isUtcMidnight(sinceIso) ? daysTemplates[direction] : sumTemplates[direction];
+      const row = await template.first(ctx, { walletUid, sinceIso });
       return row?.total ?? 0;
     },
   };
+}
+
+/** A canonical UTC midnight (`YYYY-MM-DDT00:00:00.000Z`): nothing of its day comes before it. */
+const isUtcMidnight = (iso: string) => /^\d{4}-\d\d-\d\dT00:00:00\.000Z$/.test(iso);
+
+/** The totals of the days from sinceIso's date on. */
+function daysQuery(
+  db: Kysely<Database>,
+  p: { walletUid: string; sinceIso: string },
+  direction: SumDirection,
+) {
+  return db
+    .selectFrom("wallet_day_totals")
+    .select((eb) => eb.fn.sum<number>(totalColumns[direction]).as("total"))
+    .where("wallet_uid", "=", p.walletUid)
+    .where("day", ">=", sql<string>`substr(${p.sinceIso}, 1, 10)`);
 }
 
 /** sumForWallet's statement, one per direction (the direction changes the SQL, the values do not). */
 function sumForWalletQuery(direction: SumDirection) {
   return queryTemplate((db, p: { walletUid: string; sinceIso: string }) => {
     const firstDay = sql<string>`substr(${p.sinceIso}, 1, 10)`;
-    const days = db
-      .selectFrom("wallet_day_totals")
-      .select((eb) => eb.fn.sum<number>(totalColumns[direction]).as("total"))
-      .where("wallet_uid", "=", p.walletUid)
-      .where("day", ">=", firstDay);
     const earlier = counted(db.selectFrom("operations"))
       .select((eb) => eb.fn.sum<number>("amount_minor").as("total"))
       .where(touching(p.walletUid, direction))
-      .where("created_at", ">=", firstDay)
-      .where("created_at", "<", p.sinceIso);
+      .where("funds_moved_at", ">=", firstDay)
+      .where("funds_moved_at", "<", p.sinceIso);
+    const days = daysQuery(db, p, direction);
     return db.selectNoFrom(sql<number>`coalesce((${days}), 0) - coalesce((${earlier}), 0)`.as("total"));
   });
+}
+
+/** sumForWallet from a midnight: the days alone. */
+function sumFromMidnightQuery(direction: SumDirection) {
+  return queryTemplate((db, p: { walletUid: string; sinceIso: string }) =>
+    db.selectNoFrom(sql<number>`coalesce((${daysQuery(db, p, direction)}), 0)`.as("total")),
+  );
 }
 
 /** The column of wallet_day_totals holding each direction's amounts. */
@@ -415,6 +436,12 @@ const sumTemplates = {
   inbound: sumForWalletQuery("inbound"),
   outbound: sumForWalletQuery("outbound"),
   both: sumForWalletQuery("both"),
+};
+
+const daysTemplates = {
+  inbound: sumFromMidnightQuery("inbound"),
+  outbound: sumFromMidnightQuery("outbound"),
+  both: sumFromMidnightQuery("both"),
 };
 
 /** Operations that count toward the limits: they moved funds and did not fail. */

@@ -211,13 +211,13 @@ export interface OperationsTable {
 }
 
 /**
- * What counts toward a wallet's limits, per UTC day of the operations' `created_at`: amounts of
- * operations that moved funds and did not fail. Written only by triggers on `operations`
- * (migration 0002); read by `sumForWallet`.
+ * What counts toward a wallet's limits, per UTC day of the operations' `funds_moved_at`: amounts
+ * of operations that moved funds and did not fail. Written only by triggers on `operations`
+ * (migrations 0002 and 0003); read by `sumForWallet`.
  */
 export interface WalletDayTotalsTable {
   wallet_uid: string;
-  /** `YYYY-MM-DD`: the first ten characters of `created_at`. */
+  /** `YYYY-MM-DD`: the first ten characters of `funds_moved_at`. */
   day: string;
   /** Into the wallet (it is the destination). */
   inbound_minor: number;

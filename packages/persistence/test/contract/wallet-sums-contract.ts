@@ -8,7 +8,7 @@ const directions = ["inbound", "outbound", "both"] as const;
 
 /**
  * `sumForWallet` by its definition, over every operation written: amounts of operations that
- * moved funds and did not fail, created at or after `since`, into (destination), out of (source)
+ * moved funds at or after `since` and did not fail, into (destination), out of (source)
  * or through (either, once) the wallet.
  */
 export function bruteForceSum(
@@ -22,7 +22,7 @@ export function bruteForceSum(
     const touches =
       (direction !== "outbound" && o.destinationWalletUid === wallet) ||
       (direction !== "inbound" && o.sourceWalletUid === wallet);
-    if (touches && o.state !== "failed" && o.fundsMovedAt !== null && o.createdAt >= since)
+    if (touches && o.state !== "failed" && o.fundsMovedAt !== null && o.fundsMovedAt >= since)
       total += o.amountMinor;
   }
   return total;
@@ -73,6 +73,27 @@ export function describeWalletSums(run: Run, newTenantId: () => Promise<string>)
       // Later changes that leave the amount moved change nothing.
       await update({ ...moved, state: "completed", completedAt: t(DAY + 7_000), updatedAt: t(DAY + 7_000) });
       expect(await sums(w, t(DAY))).toEqual({ inbound: 0, outbound: 700, both: 700 });
+    });
+
+    it("counts an operation on the UTC day its funds moved, not the day it was created", async () => {
+      const w = unique("wal");
+      // A top-up intent issued a minute before midnight and paid two minutes later.
+      const intent = operationFixture(tenantId, {
+        type: "topup_c2b",
+        state: "pending_provider",
+        destinationWalletUid: w,
+        amountMinor: 900,
+        createdAt: t(DAY - 60_000),
+        updatedAt: t(DAY - 60_000),
+      });
+      await insert(intent);
+      const paid = { ...intent, state: "completed" as const, fundsMovedAt: t(DAY + 60_000) };
+      await update({ ...paid, completedAt: t(DAY + 60_000), updatedAt: t(DAY + 60_000) });
+      expect(await sums(w, t(DAY))).toEqual({ inbound: 900, outbound: 0, both: 900 });
+      expect(await sums(w, t(DAY + 60_000))).toEqual({ inbound: 900, outbound: 0, both: 900 });
+      expect(await sums(w, t(DAY + 60_001))).toEqual({ inbound: 0, outbound: 0, both: 0 });
+      expect(await sums(w, t(0))).toEqual({ inbound: 900, outbound: 0, both: 900 });
+      expect(await sums(w, t(2 * DAY))).toEqual({ inbound: 0, outbound: 0, both: 0 });
     });
 
     it("takes a moved amount back out when the operation fails afterwards; a reversed one still counts", async () => {
@@ -241,6 +262,8 @@ export function describeWalletSums(run: Run, newTenantId: () => Promise<string>)
         kind: fc.constant("insert" as const),
         role: fc.constantFrom(...roles),
         createdAt: instant,
+        // When funds moved: with the creation, or at another instant (a top-up paid later).
+        movedAt: fc.option(instant, { nil: null, freq: 2 }),
         amountMinor: fc.integer({ min: 0, max: 1_000_000 }),
         state: fc.constantFrom(...states),
         moved: fc.boolean(),
@@ -250,6 +273,7 @@ export function describeWalletSums(run: Run, newTenantId: () => Promise<string>)
         pick: fc.nat(),
         state: fc.constantFrom(...states),
         moved: fc.boolean(),
+        movedAt: instant,
       });
       const history = fc.array(fc.oneof(insertCommand, insertCommand, updateCommand), {
         minLength: 1,
@@ -277,7 +301,7 @@ export function describeWalletSums(run: Run, newTenantId: () => Promise<string>)
                 destinationWalletUid: destination,
                 amountMinor: c.amountMinor,
                 createdAt: c.createdAt,
-                fundsMovedAt: c.moved ? c.createdAt : null,
+                fundsMovedAt: c.moved ? (c.movedAt ?? c.createdAt) : null,
                 updatedAt: c.createdAt,
               });
               await insert(op);
@@ -287,7 +311,7 @@ export function describeWalletSums(run: Run, newTenantId: () => Promise<string>)
               const after = {
                 ...before,
                 state: c.state,
-                fundsMovedAt: c.moved ? (before.fundsMovedAt ?? before.createdAt) : null,
+                fundsMovedAt: c.moved ? (before.fundsMovedAt ?? c.movedAt) : null,
               };
               await update(after);
               written.set(after.uid, after);
