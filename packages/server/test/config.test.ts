@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -127,7 +128,15 @@ describe("parseConfig", () => {
       (c) =>
         (c.tenants[0].signingKeys[0].publicKeyPem =
           "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----"),
-      "config: tenants[0].signingKeys[0].publicKeyPem: expected an Ed25519 public key in PEM (SPKI)",
+      "config: tenants[0].signingKeys[0].publicKeyPem: expected an Ed25519 public key in PEM (SPKI: BEGIN PUBLIC KEY), never a private key",
+    ],
+    [
+      "a private key where the public key goes (it would be stored and shown back)",
+      (c) =>
+        (c.tenants[0].signingKeys[0].publicKeyPem = generateKeyPairSync("ed25519")
+          .privateKey.export({ type: "pkcs8", format: "pem" })
+          .toString()),
+      "config: tenants[0].signingKeys[0].publicKeyPem: expected an Ed25519 public key in PEM (SPKI: BEGIN PUBLIC KEY), never a private key",
     ],
     [
       "an unknown approved KYC level",

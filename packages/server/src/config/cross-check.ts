@@ -1,5 +1,5 @@
-import { createPublicKey } from "node:crypto";
 import { isIP } from "node:net";
+import { ed25519SpkiPem } from "@wallet/http-adapter";
 import type { WalletConfig } from "./schema.js";
 
 /** One problem found by a rule that relates several values of the config. */
@@ -98,8 +98,13 @@ export function crossCheck(config: WalletConfig): ConfigIssue[] {
     tenant.signingKeys.forEach((k, j) => {
       if (kids.has(k.kid)) add(at("signingKeys", j, "kid"), `duplicate kid "${k.kid}"`);
       kids.add(k.kid);
-      if (!isEd25519PublicKey(k.publicKeyPem)) {
-        add(at("signingKeys", j, "publicKeyPem"), "expected an Ed25519 public key in PEM (SPKI)");
+      // A private key is refused too (node:crypto would derive its public key): it would be stored
+      // and shown back by the operator API, and an operator who pasted one has leaked it.
+      if (ed25519SpkiPem(k.publicKeyPem) === null) {
+        add(
+          at("signingKeys", j, "publicKeyPem"),
+          "expected an Ed25519 public key in PEM (SPKI: BEGIN PUBLIC KEY), never a private key",
+        );
       }
     });
 
@@ -149,14 +154,6 @@ export function crossCheck(config: WalletConfig): ConfigIssue[] {
 }
 
 const noun = { approvedProfiles: "profile", approvedKycLevels: "KYC level", approvedRails: "rail" } as const;
-
-function isEd25519PublicKey(pem: string): boolean {
-  try {
-    return createPublicKey(pem).asymmetricKeyType === "ed25519";
-  } catch {
-    return false;
-  }
-}
 
 /** `10.0.0.0/8`, `2001:db8::/32`, or a bare address (a block of one). Null when it does not parse. */
 export function parseCidr(value: string): { address: string; prefix: number; family: 4 | 6 } | null {
