@@ -9,6 +9,7 @@ import {
   onboardingBody,
   type SeededTenant,
   seedTenant,
+  sha256Hex,
   TENANT,
 } from "./support/fixture.js";
 import { type OpenedStore, storeKinds } from "./support/stores.js";
@@ -149,6 +150,52 @@ describe.each(storeKinds())("operator tenant and webhook routes on the $name sto
 
     expect((await h.admin("POST", `${ADMIN}/tenants/acme/signing-keys/k9/revoke`)).status).toBe(404);
     expect((await h.admin("POST", `${ADMIN}/tenants/nobody/signing-keys/k1/revoke`)).status).toBe(404);
+  });
+
+  it("rotates API keys: a new key shown once works beside the old; a revoked key fails at once", async () => {
+    const created = await h.admin("POST", `${ADMIN}/tenants/acme/api-keys`);
+    expect(created.status).toBe(201);
+    const fresh = (await created.json()) as { tenantId: string; key: string; sha256: string; status: string };
+    expect(fresh).toEqual({
+      tenantId: "acme",
+      key: expect.stringMatching(/^wk_[A-Za-z0-9_-]{43}$/),
+      sha256: sha256Hex(fresh.key),
+      status: "active",
+    });
+    expect((await listOperations()).status).toBe(200);
+    expect((await listOperations({ apiKey: fresh.key })).status).toBe(200);
+
+    const oldSha = sha256Hex(acme.apiKey);
+    const revoked = await h.admin("POST", `${ADMIN}/tenants/acme/api-keys/${oldSha}/revoke`);
+    expect(revoked.status).toBe(200);
+    const view = await revoked.json();
+    expect(view).toEqual({
+      tenantId: "acme",
+      sha256: oldSha,
+      status: "revoked",
+      revokedAt: expect.any(String),
+    });
+    expect((await listOperations()).status).toBe(401);
+    expect((await listOperations({ apiKey: fresh.key })).status).toBe(200);
+    // Revoking twice answers the same, first time kept; the key stays refused.
+    h.clock.advanceMs(5_000);
+    const again = await h.admin("POST", `${ADMIN}/tenants/acme/api-keys/${oldSha}/revoke`);
+    expect([again.status, await again.json()]).toEqual([200, view]);
+    expect((await listOperations()).status).toBe(401);
+
+    // Another tenant's key, an unknown key or tenant: 404; a malformed hash: 400.
+    const globex = await seedTenant(store.uow, { id: "globex" });
+    const strangers = [
+      `${ADMIN}/tenants/acme/api-keys/${sha256Hex(globex.apiKey)}/revoke`,
+      `${ADMIN}/tenants/acme/api-keys/${"0".repeat(64)}/revoke`,
+      `${ADMIN}/tenants/nobody/api-keys/${oldSha}/revoke`,
+    ];
+    for (const path of strangers) expect([path, (await h.admin("POST", path)).status]).toEqual([path, 404]);
+    expect((await h.call(globex, "GET", `${TENANT}/operations`)).status).toBe(200);
+    expect(
+      (await h.admin("POST", `${ADMIN}/tenants/acme/api-keys/${oldSha.toUpperCase()}/revoke`)).status,
+    ).toBe(400);
+    expect((await h.admin("POST", `${ADMIN}/tenants/nobody/api-keys`)).status).toBe(404);
   });
 
   it("accepts only an Ed25519 SPKI public key, with a future expiry", async () => {

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { createHash, generateKeyPairSync } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { clientOf, databases, e2eConfig, k1, type SigningIdentity, start } from "./running-server.js";
 
@@ -85,6 +85,36 @@ describe.each(databases)("operator tenant changes over HTTP on $name", ({ url, s
         const client = clientOf(server.url);
         expect((await client.call("GET", "/operations", undefined, k1)).status).toBe(401);
         expect((await client.call("GET", "/operations", undefined, k2)).status).toBe(200);
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  it.skipIf(skip)(
+    "revokes an API key the config file still lists, for good: a restart does not revive it",
+    async () => {
+      const databaseUrl = await url(cleanups);
+      let server = await start(e2eConfig(), databaseUrl);
+      let fresh: SigningIdentity;
+      try {
+        const client = clientOf(server.url);
+        const created = await client.admin("POST", "/tenants/acme/api-keys");
+        expect(created.status, created.text).toBe(201);
+        fresh = { ...k1, apiKey: ((await created.json()) as { key: string }).key };
+        const sha256 = createHash("sha256").update(k1.apiKey, "utf8").digest("hex");
+        const revoked = await client.admin("POST", `/tenants/acme/api-keys/${sha256}/revoke`);
+        expect(revoked.status, revoked.text).toBe(200);
+        expect((await client.call("GET", "/operations", undefined, k1)).status).toBe(401);
+        expect((await client.call("GET", "/operations", undefined, fresh)).status).toBe(200);
+      } finally {
+        await server.close();
+      }
+      server = await start(e2eConfig(), databaseUrl);
+      try {
+        const client = clientOf(server.url);
+        expect((await client.call("GET", "/operations", undefined, k1)).status).toBe(401);
+        expect((await client.call("GET", "/operations", undefined, fresh)).status).toBe(200);
       } finally {
         await server.close();
       }

@@ -1,4 +1,6 @@
+import { createHash, randomBytes } from "node:crypto";
 import {
+  type ApiKeyRecord,
   notFound,
   refuse,
   type SigningKey,
@@ -10,6 +12,9 @@ import { HttpError } from "../errors/http-error.js";
 import { operatorRoute, type RouteEntry } from "../routes/route-entry.js";
 import {
   addSigningKeyBodySchema,
+  apiKeyParamsSchema,
+  apiKeyViewSchema,
+  createdApiKeyViewSchema,
   patchTenantBodySchema,
   putWebhookBodySchema,
   signingKeyParamsSchema,
@@ -38,6 +43,13 @@ const toSigningKeyView = (k: SigningKey) => ({
   status: k.status,
   expiresAt: k.expiresAt,
   createdAt: k.createdAt,
+});
+
+const toApiKeyView = (k: ApiKeyRecord) => ({
+  tenantId: k.tenantId,
+  sha256: k.sha256,
+  status: k.revokedAt === null ? ("active" as const) : ("revoked" as const),
+  revokedAt: k.revokedAt,
 });
 
 /** The webhook config without its secrets: only which kids exist and since when. */
@@ -162,6 +174,42 @@ export const operatorTenantRoutes: readonly RouteEntry[] = [
       // Revoking twice answers the same: the operator's intent is met either way.
       if (key.status !== "revoked") await tx.tenants.setSigningKeyStatus(tenant.id, key.kid, "revoked");
       return toSigningKeyView({ ...key, status: "revoked" });
+    },
+  }),
+  operatorRoute({
+    method: "POST",
+    path: "/tenants/{tenantId}/api-keys",
+    operationId: "createApiKey",
+    summary: "Create an API key, shown once (only its SHA-256 is kept); the tenant's other keys keep working",
+    tag: "Operator",
+    params: tenantParamsSchema,
+    success: { status: 201, description: "The new API key (shown once)", schema: createdApiKeyViewSchema },
+    errorStatuses: [400, 401, 404, 500, 503],
+    run: async (tx, { params }) => {
+      const tenant = await loadTenant(tx, params.tenantId);
+      const key = `wk_${randomBytes(32).toString("base64url")}`;
+      const sha256 = createHash("sha256").update(key, "utf8").digest("hex");
+      await tx.tenants.addApiKeyHash(tenant.id, sha256);
+      return { tenantId: tenant.id, key, sha256, status: "active" as const };
+    },
+  }),
+  operatorRoute({
+    method: "POST",
+    path: "/tenants/{tenantId}/api-keys/{sha256}/revoke",
+    operationId: "revokeApiKey",
+    summary: "Revoke an API key, named by its SHA-256: requests carrying it are refused from the next one on",
+    tag: "Operator",
+    params: apiKeyParamsSchema,
+    success: { status: 200, description: "The key, revoked", schema: apiKeyViewSchema },
+    errorStatuses: [400, 401, 404, 500, 503],
+    run: async (tx, { deps, params }) => {
+      const tenant = await loadTenant(tx, params.tenantId);
+      const key = (await tx.tenants.getApiKey(tenant.id, params.sha256)) ?? notFound("API key");
+      // Revoking twice answers the same, with the first revocation's time.
+      if (key.revokedAt !== null) return toApiKeyView(key);
+      const revoked = { ...key, revokedAt: deps.core.clock.now().toISOString() };
+      await tx.tenants.revokeApiKey(tenant.id, key.sha256, revoked.revokedAt);
+      return toApiKeyView(revoked);
     },
   }),
   operatorRoute({

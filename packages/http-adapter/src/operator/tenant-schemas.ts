@@ -20,6 +20,11 @@ const kidSchema = v.pipe(
 
 export const tenantParamsSchema = v.strictObject({ tenantId: tenantIdSchema });
 export const signingKeyParamsSchema = v.strictObject({ tenantId: tenantIdSchema, kid: kidSchema });
+/** An API key is named by its SHA-256 (lower-case hex), the only form the database holds. */
+export const apiKeyParamsSchema = v.strictObject({
+  tenantId: tenantIdSchema,
+  sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "must be 64 lower-case hexadecimal characters")),
+});
 
 const uniqueItems = <T>(items: readonly T[]) => new Set(items).size === items.length;
 
@@ -158,6 +163,21 @@ export const tenantViewSchema = v.object({
   rateLimit: v.object({ perSecond: v.number(), burst: v.number() }),
   webhook: webhookConfigViewSchema,
   signingKeys: v.array(signingKeyViewSchema),
+});
+
+export const apiKeyViewSchema = v.object({
+  tenantId: v.string(),
+  sha256: v.string(),
+  status: v.picklist(["active", "revoked"]),
+  revokedAt: v.nullable(v.string()),
+});
+
+/** A new API key: the key itself is in this answer and nowhere else, ever. */
+export const createdApiKeyViewSchema = v.object({
+  tenantId: v.string(),
+  key: v.string(),
+  sha256: v.string(),
+  status: v.literal("active"),
 });
 
 export const webhookSecretViewSchema = v.object({

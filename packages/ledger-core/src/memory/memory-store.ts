@@ -42,6 +42,8 @@ interface Account {
 export interface MemoryState {
   tenants: Map<string, Tenant>;
   apiKeys: Map<string, string>;
+  /** API key hash -> when it was revoked. */
+  revokedApiKeys: Map<string, string>;
   signingKeys: Map<string, SigningKey>;
   replay: Map<string, string>;
   customers: Map<string, Customer>;
@@ -88,6 +90,7 @@ export function createMemoryStore(): MemoryStore {
   const s: MemoryState = {
     tenants: new Map(),
     apiKeys: new Map(),
+    revokedApiKeys: new Map(),
     signingKeys: new Map(),
     replay: new Map(),
     customers: new Map(),
@@ -234,11 +237,18 @@ export function createMemoryStore(): MemoryStore {
       findByApiKeyHash: async (h) => s.apiKeys.get(h) ?? null,
       findCredentials: async (h, kid) => {
         const tenant = s.tenants.get(s.apiKeys.get(h) ?? "");
-        if (!tenant) return null;
+        if (!tenant || s.revokedApiKeys.has(h)) return null;
         return clone({ tenant, signingKey: s.signingKeys.get(`${tenant.id}/${kid}`) ?? null });
       },
       addApiKeyHash: async (tenantId, h) => {
         if (!s.apiKeys.has(h)) setIn(s.apiKeys, h, tenantId);
+      },
+      getApiKey: async (tenantId, h) =>
+        s.apiKeys.get(h) === tenantId
+          ? { tenantId, sha256: h, revokedAt: s.revokedApiKeys.get(h) ?? null }
+          : null,
+      revokeApiKey: async (tenantId, h, revokedAt) => {
+        if (s.apiKeys.get(h) === tenantId && !s.revokedApiKeys.has(h)) setIn(s.revokedApiKeys, h, revokedAt);
       },
       getSigningKey: async (tenantId, kid) => clone(s.signingKeys.get(`${tenantId}/${kid}`) ?? null),
       listSigningKeys: async (tenantId) =>

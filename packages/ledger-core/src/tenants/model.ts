@@ -64,6 +64,13 @@ export interface SigningKey {
   createdAt: string;
 }
 
+/** An API key as stored: only its SHA-256; revoked keys stay, so seeding never adds them back. */
+export interface ApiKeyRecord {
+  tenantId: string;
+  sha256: string;
+  revokedAt: string | null;
+}
+
 /** What authentication needs about the caller, resolved from the API key. */
 export interface TenantCredentials {
   tenant: Tenant;

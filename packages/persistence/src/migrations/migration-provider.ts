@@ -3,6 +3,7 @@ import type { SqlDialect } from "../shared/sql-dialect.js";
 import { initialMigration } from "./0001-initial.js";
 import { walletDayTotalsMigration } from "./0002-wallet-day-totals.js";
 import { walletDayTotalsByFundsMovedMigration } from "./0003-wallet-day-totals-by-funds-moved.js";
+import { apiKeyRevocationMigration } from "./0004-api-key-revocation.js";
 
 /**
  * Every migration, held in code rather than scanned from a folder, so the compiled package runs
@@ -13,6 +14,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     "0001-initial": initialMigration(dialect),
     "0002-wallet-day-totals": walletDayTotalsMigration(dialect),
     "0003-wallet-day-totals-by-funds-moved": walletDayTotalsByFundsMovedMigration(dialect),
+    "0004-api-key-revocation": apiKeyRevocationMigration,
   };
 }
 

@@ -38,7 +38,8 @@ const credentials = queryTemplate((db, p: { apiKeySha256: string; kid: string })
       "k.expires_at as key_expires_at",
       "k.created_at as key_created_at",
     ])
-    .where("a.api_key_sha256", "=", p.apiKeySha256),
+    .where("a.api_key_sha256", "=", p.apiKeySha256)
+    .where("a.revoked_at", "is", null),
 );
 
 export function sqlTenantRepository(ctx: SqlContext): TenantRepository {
@@ -98,6 +99,24 @@ export function sqlTenantRepository(ctx: SqlContext): TenantRepository {
       const owner = await tenantOfApiKey.first(ctx, { apiKeySha256 });
       if (owner?.tenant_id !== tenantId)
         throw new DomainError("Conflict", "This API key belongs to another tenant");
+    },
+    async getApiKey(tenantId, apiKeySha256) {
+      const row = await trx
+        .selectFrom("tenant_api_keys")
+        .select("revoked_at")
+        .where("api_key_sha256", "=", apiKeySha256)
+        .where("tenant_id", "=", tenantId)
+        .executeTakeFirst();
+      return row ? { tenantId, sha256: apiKeySha256, revokedAt: row.revoked_at } : null;
+    },
+    async revokeApiKey(tenantId, apiKeySha256, revokedAt) {
+      await trx
+        .updateTable("tenant_api_keys")
+        .set({ revoked_at: revokedAt })
+        .where("api_key_sha256", "=", apiKeySha256)
+        .where("tenant_id", "=", tenantId)
+        .where("revoked_at", "is", null)
+        .execute();
     },
     async getSigningKey(tenantId, kid) {
       const row = await getSigningKey.first(ctx, { tenantId, kid });

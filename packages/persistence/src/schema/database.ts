@@ -60,6 +60,8 @@ export interface TenantApiKeysTable {
   /** Lower-case SHA-256 hex of the API key; the key itself is never stored. */
   api_key_sha256: string;
   tenant_id: string;
+  /** Set when the operator revoked the key (migration 0004); null while it authenticates. */
+  revoked_at: string | null;
 }
 
 export interface SigningKeysTable {

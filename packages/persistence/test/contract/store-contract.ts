@@ -265,6 +265,41 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.tenants.findByApiKeyHash(hash.replace("a1", "b2")))).toBeNull();
       });
 
+      it("revokes an API key: no credentials from then on, kept (re-adding does not revive it), first time kept", async () => {
+        const tenant = await newTenant();
+        const stranger = await newTenant();
+        const hash = unique("rev")
+          .replace(/[^0-9a-z]/g, "")
+          .padEnd(64, "0")
+          .slice(0, 64);
+        await run(async (tx) => {
+          await tx.tenants.addApiKeyHash(tenant.id, hash);
+          await tx.tenants.addSigningKey(signingKeyFixture(tenant.id, "k1"));
+        });
+        expect(await run((tx) => tx.tenants.getApiKey(tenant.id, hash))).toEqual({
+          tenantId: tenant.id,
+          sha256: hash,
+          revokedAt: null,
+        });
+        expect(await run((tx) => tx.tenants.getApiKey(stranger.id, hash))).toBeNull();
+        // Another tenant cannot revoke it.
+        await run((tx) => tx.tenants.revokeApiKey(stranger.id, hash, at(1)));
+        expect(await run((tx) => tx.tenants.findCredentials(hash, "k1"))).not.toBeNull();
+
+        await run((tx) => tx.tenants.revokeApiKey(tenant.id, hash, at(2)));
+        await run((tx) => tx.tenants.revokeApiKey(tenant.id, hash, at(3)));
+        await run((tx) => tx.tenants.addApiKeyHash(tenant.id, hash));
+        expect(await run((tx) => tx.tenants.findCredentials(hash, "k1"))).toBeNull();
+        expect(await subject.uow.autocommit((tx) => tx.tenants.findCredentials(hash, "k1"))).toBeNull();
+        expect(await run((tx) => tx.tenants.getApiKey(tenant.id, hash))).toEqual({
+          tenantId: tenant.id,
+          sha256: hash,
+          revokedAt: at(2),
+        });
+        // Still the tenant's: seeding neither adds it back nor gives it to another tenant.
+        expect(await run((tx) => tx.tenants.findByApiKeyHash(hash))).toBe(tenant.id);
+      });
+
       it("stores signing keys; an existing kid is never overwritten; status changes stick", async () => {
         const tenant = await newTenant();
         const k1 = signingKeyFixture(tenant.id, "k1", { createdAt: at(1) });
