@@ -56,4 +56,10 @@ export interface KycVersionRepository {
   /** Unscoped lookup for the operator. */
   getAny(uid: string): Promise<KycVersion | null>;
   listByCustomer(tenantId: string, customerUid: string): Promise<KycVersion[]>;
+  /**
+   * The KYC level codes that approved or pending versions name, across tenants, each once: the
+   * levels the catalog must still hold (a wallet's level is its customer's approved version's).
+   * For the server's start; it reads every version.
+   */
+  tierCodesInUse(): Promise<string[]>;
 }

@@ -332,6 +332,13 @@ export function createMemoryStore(): MemoryStore {
         clone(
           [...s.kycVersions.values()].filter((v) => v.tenantId === tenantId && v.customerUid === customerUid),
         ),
+      tierCodesInUse: async () => [
+        ...new Set(
+          [...s.kycVersions.values()]
+            .filter((v) => v.state === "approved" || v.state === "pending")
+            .map((v) => v.tierCode),
+        ),
+      ],
     },
     wallets: {
       insert: async (w) => setIn(s.wallets, w.uid, copyWallet(w)),

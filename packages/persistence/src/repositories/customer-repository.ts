@@ -235,6 +235,15 @@ export function sqlKycVersionRepository({ trx }: SqlContext): KycVersionReposito
       const row = await trx.selectFrom("kyc_versions").selectAll().where("uid", "=", uid).executeTakeFirst();
       return row ? toKycVersion(row) : null;
     },
+    async tierCodesInUse() {
+      const rows = await trx
+        .selectFrom("kyc_versions")
+        .select("tier_code")
+        .distinct()
+        .where("state", "in", ["approved", "pending"])
+        .execute();
+      return rows.map((r) => r.tier_code);
+    },
     async listByCustomer(tenantId, customerUid) {
       const rows = await trx
         .selectFrom("kyc_versions")

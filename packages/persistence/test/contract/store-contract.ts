@@ -546,6 +546,22 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           approved,
           rejected,
         ]);
+        // The levels still in use: those of approved and pending versions, across tenants, once each.
+        const [pendingTier, supersededTier] = [unique("tier_p"), unique("tier_s")];
+        await run(async (tx) => {
+          for (const [state, tierCode] of [
+            ["pending", pendingTier],
+            ["pending", pendingTier],
+            ["superseded", supersededTier],
+          ] as const) {
+            await tx.kycVersions.insert(kycVersionFixture(customer, { state, tierCode, uid: unique("kyc") }));
+          }
+        });
+        const inUse = await run((tx) => tx.kycVersions.tierCodesInUse());
+        expect(inUse.filter((c) => c === pendingTier)).toEqual([pendingTier]);
+        expect(inUse).toContain(approved.tierCode);
+        expect(inUse).not.toContain(supersededTier);
+        expect(new Set(inUse).size).toBe(inUse.length);
         const stranger = await newTenant();
         expect(await run((tx) => tx.kycVersions.get(stranger.id, v1.uid))).toBeNull();
         expect(await run((tx) => tx.agreements.get(stranger.id, a1.uid))).toBeNull();

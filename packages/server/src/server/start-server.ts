@@ -10,6 +10,7 @@ import {
   rotateWebhookSecret,
   type WebhookLogger,
 } from "@wallet/webhooks";
+import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
 import type { DatabaseConfig, WalletConfig } from "../config/schema.js";
 import { seedFromConfig } from "../config/seed.js";
 import { toCatalog } from "../config/to-core.js";
@@ -159,6 +160,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   try {
     await store.migrate();
     const seeded = await seedFromConfig(store.uow, options.config, clock);
+    await assertCatalogCoversStore(store.uow, options.config);
     logger.info({ dialect: store.dialect, ...seeded }, "store ready");
     core = createCoreDeps(options.config, options.piiKeys, clock);
     const dispatcher = createWebhookDispatcher({

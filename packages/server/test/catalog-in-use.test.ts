@@ -1,0 +1,49 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { ConfigError } from "../src/config/index.js";
+import type { RawConfig } from "./fixtures.js";
+import { clientOf, databases, e2eConfig, onboard, start } from "./running-server.js";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups) await c();
+});
+
+/** tier_1 as the design example has it, and tier_2 beside it, both approved for acme. */
+const withTier2 = (c: RawConfig) => {
+  c.kycLevels.push({ ...c.kycLevels[0], code: "tier_2", name: "Standard", maxBalanceMinor: 50_000_000 });
+  c.tenants[0].approvedKycLevels = ["tier_1", "tier_2"];
+};
+
+describe.each(databases)("a catalog that drops a KYC level in use, on $name", ({ url, skip }) => {
+  it.skipIf(skip)("stops the start with one line naming it; a level nobody holds may go", async () => {
+    const databaseUrl = await url(cleanups);
+    const server = await start(e2eConfig(withTier2), databaseUrl);
+    try {
+      await onboard(clientOf(server.url)); // a tier_1 customer and wallet
+    } finally {
+      await server.close();
+    }
+
+    // tier_2 is held by no one: removing it is fine.
+    const unused = await start(e2eConfig(), databaseUrl);
+    await unused.close();
+
+    // tier_1 is: the server refuses to start rather than answer 500 on that customer's wallet.
+    const dropped = e2eConfig((c) => {
+      withTier2(c);
+      c.kycLevels = c.kycLevels.filter((l: { code: string }) => l.code !== "tier_1");
+      c.tenants[0].approvedKycLevels = ["tier_2"];
+    });
+    const refused = await start(dropped, databaseUrl).then(
+      async (s) => {
+        await s.close();
+        return null;
+      },
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as Error).message).toBe(
+      'config: kycLevels: missing "tier_1", which customers in the database hold (an approved or pending KYC version); a level in use cannot be removed',
+    );
+  });
+});
