@@ -308,30 +308,23 @@ describe("inbound rail payments, expiry and suspense", () => {
       expect((await pay(i)).matched).toBe(true);
     });
 
-    it("a credit beyond the KYC level's maximum balance or limits", async () => {
+    it("a credit beyond the KYC level's maximum balance or limits, reached after the intent was issued", async () => {
       await core.run((tx) =>
         fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 20_000_000, currency: "KES" }),
       );
-      await core.run((tx) =>
-        creditWallet(core.deps, ctx(), tx, {
-          walletUid,
-          amountMinor: 6_000_000,
-          currency: "KES",
-          clientReference: "c1",
-        }),
-      );
-      await core.run((tx) =>
-        creditWallet(core.deps, ctx(), tx, {
-          walletUid,
-          amountMinor: 3_990_000,
-          currency: "KES",
-          clientReference: "c2",
-        }),
-      );
-      const i = await intent({ amountMinor: 10_001 }); // 9_990_000 + 10_001 > 10_000_000
-      await expectSuspended(await pay(i), "max_balance_exceeded", "acme", 10_001);
-      const big = await intent({ amountMinor: 7_000_001 }); // above the single transaction limit
-      await expectSuspended(await pay(big), "limit_exceeded", "acme", 7_000_001);
+      // Both could be received when issued; the credits below use up the room before they are paid.
+      const i = await intent({ amountMinor: 10_001 });
+      const big = await intent({ amountMinor: 6_000_000 });
+      for (const [amountMinor, clientReference] of [
+        [6_000_000, "c1"],
+        [3_990_000, "c2"],
+      ] as const) {
+        await core.run((tx) =>
+          creditWallet(core.deps, ctx(), tx, { walletUid, amountMinor, currency: "KES", clientReference }),
+        );
+      }
+      await expectSuspended(await pay(i), "max_balance_exceeded", "acme", 10_001); // 9_990_000 + 10_001
+      await expectSuspended(await pay(big), "limit_exceeded", "acme", 6_000_000); // 15_990_000 today
       expect((await balance()).currentMinor).toBe(9_990_000);
     });
 

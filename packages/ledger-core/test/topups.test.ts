@@ -225,6 +225,34 @@ describe("top-up intents", () => {
     ).toEqual(["debit-blocked-can-receive", "dup", "restricted-can-receive"]);
   });
 
+  it("refuses an intent for a payment the wallet could not receive now (KYC limits, 422); nothing is created", async () => {
+    // tier_1: at most 7_000_000 a movement, a balance of at most 10_000_000.
+    expect((await refusal(intent(input({ clientReference: "big", amountMinor: 7_000_001 })))).code).toBe(
+      "LimitExceeded",
+    );
+    await intent(input({ clientReference: "at-limit", amountMinor: 7_000_000 }));
+    await core.run((tx) =>
+      fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 9_000_000, currency: "KES" }),
+    );
+    await core.run((tx) =>
+      creditWallet(core.deps, ctx(), tx, {
+        walletUid,
+        amountMinor: 6_000_000,
+        currency: "KES",
+        clientReference: "c1",
+      }),
+    );
+    expect((await refusal(intent(input({ clientReference: "over", amountMinor: 4_000_001 })))).code).toBe(
+      "MaxBalanceExceeded",
+    );
+    await intent(input({ clientReference: "fits", amountMinor: 4_000_000 }));
+    expect(
+      topups()
+        .map((o) => o.clientReference)
+        .sort(),
+    ).toEqual(["at-limit", "fits"]);
+  });
+
   it("issues distinct references to many intents", async () => {
     const refs = new Set<string>();
     for (let i = 0; i < 50; i++)

@@ -1,5 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { chargesFor } from "../fees/fee-engine.js";
+import { accountKeys } from "../ledger/accounts.js";
 import { assertClientReferenceUnused } from "../operations/client-reference.js";
 import { createAndTransitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
@@ -10,8 +11,7 @@ import { invariant, notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
 import { addSeconds, iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
-import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
-import { assertCanMove } from "../wallets/status-rules.js";
+import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import { intentReferenceFromHex } from "./intent-reference.js";
 import type { TopupDetails } from "./model.js";
 import {
@@ -68,7 +68,8 @@ async function drawIntentReference(deps: CoreDeps, tx: Tx, operationUid: string)
  * POST /topup-intents: issues a 12-digit reference the payer quotes; no money moves until the rail
  * reports a matching payment (`receiveRailPayment`). Refusals, in order: 404 wallet; 409
  * clientReference used by another top-up; 422 currency; the generic 422 for a rail not approved,
- * inactive or not accepting payments; 422 when the customer or wallet cannot receive a credit.
+ * inactive or not accepting payments; 422 when the customer or wallet cannot receive a credit of
+ * this amount now (statuses, then the KYC limits: LimitExceeded, MaxBalanceExceeded).
  */
 export async function createTopupIntent(
   deps: CoreDeps,
@@ -79,14 +80,21 @@ export async function createTopupIntent(
   assertPositiveAmount(input.amountMinor);
   assertLifetime(input.expiresInSeconds);
   const tenantId = ctx.tenant.id;
-  const { wallet, customer } = await loadWalletParty(deps, tx, tenantId, input.walletUid);
+  const party = await loadWalletParty(deps, tx, tenantId, input.walletUid);
+  const { wallet, customer } = party;
   await assertClientReferenceUnused(tx, tenantId, "topup_c2b", input.clientReference);
   assertWalletCurrency(wallet, input.currency);
   const rail = railFor(deps, ctx.tenant, input.railCode, "payins", wallet.currency);
   const lifetime = input.expiresInSeconds ?? rail.intentLifetimeSeconds ?? DEFAULT_INTENT_LIFETIME_SECONDS;
-  assertCanMove(wallet.status, customer.status, "inbound");
-
   const now = deps.clock.now();
+  // "Able to receive a credit" (spec): the statuses and the KYC limits, as a credit of this amount
+  // would meet them now, so no intent is issued for a payment that could only go to suspense.
+  // Read without a lock: nothing moves here, and the payment is checked again, under the lock,
+  // when it arrives (a refusal then puts it in suspense).
+  const walletKeys = [accountKeys.wallet(wallet.uid), accountKeys.walletHold(wallet.uid)];
+  const balances = await tx.ledger.balances(wallet.currency, walletKeys);
+  await assertMovementAllowed(tx, party, "inbound", input.amountMinor, now, balances);
+
   const at = iso(now);
   const uid = deps.ids.next("operation");
   const intentReference = await drawIntentReference(deps, tx, uid);

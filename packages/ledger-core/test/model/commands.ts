@@ -35,7 +35,6 @@ import {
   nextSeq,
   periodStart,
   post,
-  statusRefusal,
   type WalletStatus,
 } from "./oracle.js";
 import {
@@ -760,9 +759,10 @@ class TopupIntent extends Base {
       expiresInSeconds: this.lifetimeSeconds,
       clientReference: ref,
     });
+    // An intent is issued only for a payment the wallet could receive now (statuses, then limits).
     const expected: ErrorCode | "ok" = clientReferenceUsed(m, "topup_c2b", ref)
       ? "Conflict"
-      : (statusRefusal(c, "inbound") ?? "ok");
+      : (movementRefusal(m, c, "inbound", this.amount) ?? "ok");
     const view = expectOutcome(o, expected);
     if (!view) return;
     const expiresAtMs = m.nowMs + (this.lifetimeSeconds ?? 3_600) * 1_000;
