@@ -48,6 +48,7 @@ export * from "./operations/list-operations.js";
 export * from "./operations/model.js";
 export * from "./operations/receipt.js";
 export * from "./operations/repository.js";
+export * from "./operations/reverse-operation.js";
 export * from "./operations/views.js";
 export * from "./payouts/create-payout.js";
 export * from "./payouts/model.js";

@@ -25,6 +25,7 @@ import {
   onboardCustomer,
   recordPayoutSubmission,
   reportPayoutResult,
+  reverseOperation,
 } from "../src/index.js";
 import { createCore, onboardingInput, railsCatalog, tenantFixture } from "./support/core.js";
 
@@ -612,6 +613,77 @@ describe("payouts", () => {
         }),
       );
       expect(late.provider).toMatchObject({ state: "confirmed", reference: "SUB-1" });
+    });
+  });
+
+  describe("operator reversal (completed -> reversed, with a reversing journal)", () => {
+    const reverse = (uid: string) => core.run((tx) => reverseOperation(core.deps, tx, uid));
+    const journalsOf = (uid: string) => core.store.state.journals.filter((j) => j.operationUid === uid);
+    const credit = (amountMinor: number, clientReference: string) =>
+      core.run((tx) =>
+        creditWallet(core.deps, ctx(), tx, { walletUid, amountMinor, currency: "KES", clientReference }),
+      );
+
+    it("puts a credit back into the prefund; a second reversal answers the same and posts nothing", async () => {
+      const prefund = account("tenant:acme:prefund");
+      const op = await credit(5_000, "rev-1");
+      const reversed = await reverse(op.uid);
+      expect(reversed).toMatchObject({ uid: op.uid, state: "reversed", completedAt: op.completedAt });
+      expect(reversed.timeline.map((t) => [t.fromState, t.toState, t.actorType])).toEqual([
+        [null, "created", "api_client"],
+        ["created", "completed", "system"],
+        ["completed", "reversed", "admin"],
+      ]);
+      expect((await balance()).availableMinor).toBe(FUNDED);
+      expect(account("tenant:acme:prefund")).toBe(prefund);
+      const journals = journalsOf(op.uid);
+      expect(journals.map((j) => j.kind)).toEqual(["wallet_credit", "reversal"]);
+      expect(journals[1]!.entries).toEqual([
+        { accountKey: "tenant:acme:prefund", amountMinor: 5_000, label: "reversal" },
+        { accountKey: `wallet:${walletUid}`, amountMinor: -5_000, label: "reversal" },
+      ]);
+      expect(await reverse(op.uid)).toEqual(reversed);
+      expect(journalsOf(op.uid)).toHaveLength(2);
+      const receipt = await core.run((tx) => getReceipt(core.deps, ctx(), tx, op.uid));
+      expect(receipt).toMatchObject({
+        state: "reversed",
+        references: { journalUids: journals.map((j) => j.uid) },
+      });
+      await balanced();
+    });
+
+    it("returns a confirmed payout's amount and charges to the wallet; the rail's repeat is still consistent", async () => {
+      const op = await payout(request());
+      await report(op.uid, "confirmed", "SUB-9");
+      expect(account(`rail:${RAIL}:clearing`)).toBe(AMOUNT);
+      const reversed = await reverse(op.uid);
+      expect(reversed).toMatchObject({
+        state: "reversed",
+        provider: { state: "reversed", reference: "SUB-9" },
+      });
+      expect(await balance()).toMatchObject({ availableMinor: FUNDED, heldMinor: 0 });
+      for (const key of [`rail:${RAIL}:clearing`, "fees:acme", "tax:acme"]) expect(account(key)).toBe(0);
+      // The rail repeating its confirmation changes nothing (a reversal presupposes it).
+      expect((await report(op.uid, "confirmed")).state).toBe("reversed");
+      expect(journalsOf(op.uid).map((j) => j.kind)).toEqual(["payout_hold", "payout_settle", "reversal"]);
+      await balanced();
+    });
+
+    it("422 InsufficientFunds when the wallet no longer holds it; 409 before completion; 404 unknown", async () => {
+      const spent = await credit(100_000, "rev-spent");
+      // 1_000_000 + 15_000 levy + 2_500 fee + 400 VAT out of 1_100_000: 82_100 left.
+      const op = await payout(request({ amountMinor: 1_000_000 }));
+      const before = { wallet: await balance(), state: core.store.state.operations.get(spent.uid)!.state };
+      expect((await refusal(reverse(spent.uid))).code).toBe("InsufficientFunds");
+      expect(await balance()).toEqual(before.wallet);
+      expect(core.store.state.operations.get(spent.uid)!.state).toBe("completed");
+      expect(journalsOf(spent.uid)).toHaveLength(1);
+
+      expect((await refusal(reverse(op.uid))).code).toBe("Conflict"); // processing
+      await report(op.uid, "failed");
+      expect((await refusal(reverse(op.uid))).code).toBe("Conflict"); // failed
+      expect((await refusal(reverse("op_nobody"))).code).toBe("NotFound");
+      await balanced();
     });
   });
 });

@@ -1,9 +1,11 @@
-import { fundPrefund, getPrefund, getTrialBalance } from "@wallet/ledger-core";
+import { fundPrefund, getPrefund, getTrialBalance, reverseOperation } from "@wallet/ledger-core";
+import { operationDetailViewSchema } from "../operations/schemas.js";
 import { operatorRoute, type RouteEntry } from "../routes/route-entry.js";
 import {
   auditListSchema,
   auditQuerySchema,
   fundPrefundBodySchema,
+  operationParamsSchema,
   prefundQuerySchema,
   prefundViewSchema,
   tenantParamsSchema,
@@ -35,6 +37,22 @@ export const operatorRoutes: readonly RouteEntry[] = [
     success: { status: 200, description: "The prefunded balance", schema: prefundViewSchema },
     errorStatuses: [400, 401, 404, 500, 503],
     run: (tx, { deps, params, query }) => getPrefund(deps.core, tx, params.tenantId, query.currency),
+  }),
+  operatorRoute({
+    method: "POST",
+    path: "/operations/{uid}/reverse",
+    operationId: "reverseOperation",
+    summary:
+      "Reverse a completed operation: what it moved goes back in one reversing journal; completed -> reversed",
+    tag: "Operator",
+    params: operationParamsSchema,
+    success: {
+      status: 200,
+      description: "The operation's detail, reversed",
+      schema: operationDetailViewSchema,
+    },
+    errorStatuses: [400, 401, 404, 409, 422, 500, 503],
+    run: (tx, { deps, params }) => reverseOperation(deps.core, tx, params.uid),
   }),
   operatorRoute({
     method: "GET",

@@ -4,6 +4,7 @@ import { amountMinorSchema, boundedString, currencySchema } from "../validation/
 const minor = v.pipe(v.number(), v.safeInteger());
 
 export const tenantParamsSchema = v.strictObject({ tenantId: boundedString(1, 128) });
+export const operationParamsSchema = v.strictObject({ uid: boundedString(1, 128) });
 
 export const fundPrefundBodySchema = v.strictObject({
   amountMinor: amountMinorSchema,

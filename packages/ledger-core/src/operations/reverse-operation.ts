@@ -1,0 +1,81 @@
+import type { CoreDeps } from "../app/context.js";
+import { accountKeys, inLockOrder, isWalletAccount } from "../ledger/accounts.js";
+import type { Entry } from "../ledger/journal.js";
+import { netByAccount } from "../ledger/journal.js";
+import { lockSharedAndPost } from "../ledger/posting.js";
+import { invariant, notFound, refuse } from "../shared/errors.js";
+import { iso } from "../shared/time.js";
+import type { Tx } from "../store/unit-of-work.js";
+import { transitionOperation } from "./lifecycle.js";
+import type { Operation } from "./model.js";
+import type { OperationDetailView } from "./views.js";
+import { toOperationDetailView } from "./views.js";
+
+/** The accounts of the wallets an operation moves (balance and hold of each), in lock order. */
+function walletAccountsOf(op: Operation): string[] {
+  const wallets = [op.sourceWalletUid, op.destinationWalletUid].filter((w): w is string => w !== null);
+  return inLockOrder(
+    op.currency,
+    wallets.flatMap((w) => [accountKeys.wallet(w), accountKeys.walletHold(w)]),
+  );
+}
+
+const detailOf = async (tx: Tx, op: Operation) =>
+  toOperationDetailView(op, await tx.operations.timeline(op.uid));
+
+/**
+ * Operator reversal (DESIGN.md section 3: "An operator reversal of a completed operation moves it
+ * to `reversed` with a reversing journal"): whatever the operation's journals moved, net per
+ * account, goes back where it came from in one journal of kind `reversal` (charges included), and
+ * the operation moves `completed -> reversed` (its `completedAt` stays; a provider block, if any,
+ * reads `reversed`). A wallet that no longer holds what goes back out of it refuses with 422
+ * InsufficientFunds and nothing changes; an account no one protects (a rail's clearing, a
+ * beneficiary) may go below zero, as the rail or the beneficiary then owes it. Reversing a
+ * reversed operation answers its detail and posts nothing; any other state is 409. No event: the
+ * spec's event list has no type for it.
+ */
+export async function reverseOperation(
+  deps: CoreDeps,
+  tx: Tx,
+  operationUid: string,
+): Promise<OperationDetailView> {
+  const found = (await tx.operations.getAny(operationUid)) ?? notFound("Operation");
+  // Lock the wallets first, then read the state and the journals: two reversals (or a reversal
+  // and a movement on the wallet) serialize here, and the second sees what the first did.
+  const locked = await tx.ledger.lockAccounts(found.currency, walletAccountsOf(found));
+  const op = (await tx.operations.getAny(operationUid)) ?? notFound("Operation");
+  if (op.state === "reversed") return detailOf(tx, op);
+  if (op.state !== "completed") {
+    return refuse("Conflict", `Only a completed operation can be reversed; this one is ${op.state}`);
+  }
+
+  const journals = await tx.ledger.journalsOf(op.tenantId, op.uid);
+  const net = netByAccount(journals.flatMap((j) => j.entries));
+  const entries: Entry[] = [];
+  for (const [accountKey, moved] of net) {
+    if (moved === 0) continue;
+    invariant(!isWalletAccount(accountKey) || locked.has(accountKey), "the operation's wallets are locked");
+    entries.push({ accountKey, amountMinor: -moved, label: "reversal" });
+  }
+  invariant(entries.length >= 2, "a completed operation moved money");
+
+  const at = iso(deps.clock.now());
+  if (op.provider !== null) op.provider = { ...op.provider, state: "reversed", lastUpdatedAt: at };
+  await transitionOperation(tx, op, "reversed", at, "admin");
+  const detail = await detailOf(tx, op);
+  await lockSharedAndPost(
+    tx,
+    {
+      uid: deps.ids.next("journal"),
+      tenantId: op.tenantId,
+      operationUid: op.uid,
+      currency: op.currency,
+      kind: "reversal",
+      createdAt: at,
+      entries,
+    },
+    locked,
+    (key) => (key === accountKeys.prefund(op.tenantId) ? "FundingNotPositioned" : "InsufficientFunds"),
+  );
+  return detail;
+}
