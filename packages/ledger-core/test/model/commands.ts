@@ -10,6 +10,7 @@ import {
   isDomainError,
   receiveRailPayment,
   reportPayoutResult,
+  reverseOperation,
   setMandateStatus,
 } from "../../src/index.js";
 import { checkInvariants } from "./invariants.js";
@@ -35,6 +36,7 @@ import {
   nextSeq,
   periodStart,
   post,
+  postFor,
   type WalletStatus,
 } from "./oracle.js";
 import {
@@ -344,7 +346,7 @@ function expectCredit(m: Model, q: CreditRequest): ErrorCode | "ok" {
 function applyCredit(m: Model, q: CreditRequest, view: View): void {
   const ch = chargesOf("wallet_credit", q.amount);
   expect([view.state, view.feeMinor, view.taxMinor]).toEqual(["completed", ch.fee, ch.tax]);
-  addOp(m, {
+  const op = addOp(m, {
     uid: view.uid,
     type: "wallet_credit",
     state: "completed",
@@ -355,7 +357,7 @@ function applyCredit(m: Model, q: CreditRequest, view: View): void {
     mandateUid: null,
   });
   const w = accounts.wallet(q.c.walletUid);
-  post(m, [
+  postFor(m, op, [
     [accounts.prefund, w, q.amount],
     [w, accounts.fees, ch.fee],
     [w, accounts.tax, ch.tax],
@@ -476,9 +478,9 @@ class SetMandateStatus extends Base {
 }
 
 /** What a completed wallet_debit posts: the amount to the beneficiary, the charges to fees and tax. */
-function postDebit(m: Model, walletUid: string, amount: number) {
+function postDebit(m: Model, op: MOp, walletUid: string, amount: number) {
   const ch = chargesOf("wallet_debit", amount);
-  post(m, [
+  postFor(m, op, [
     [accounts.wallet(walletUid), accounts.beneficiary, amount],
     [accounts.wallet(walletUid), accounts.fees, ch.fee],
     [accounts.wallet(walletUid), accounts.tax, ch.tax],
@@ -531,7 +533,7 @@ class DebitWithAssertion extends Base {
     const view = expectOutcome(o, expected);
     if (!view) return;
     expect(view.state).toBe("completed");
-    addOp(m, {
+    const op = addOp(m, {
       uid: view.uid,
       type: "wallet_debit",
       state: "completed",
@@ -541,7 +543,7 @@ class DebitWithAssertion extends Base {
       clientReference: ref,
       mandateUid: md.uid,
     });
-    postDebit(m, c.walletUid, amount);
+    postDebit(m, op, c.walletUid, amount);
   }
   toString = () =>
     `DebitWithAssertion(m${this.k}, ${this.amount ?? "mandate amount"}${this.otherWallet ? ", other wallet" : ""}${this.reuseRef !== null ? `, reuseRef ${this.reuseRef}` : ""})`;
@@ -587,7 +589,7 @@ class DebitUnderMandate extends Base {
     if (!view) return;
     const funded = available(m, md.walletUid) >= debitTotal(amount);
     expect(view.state).toBe(funded ? "completed" : "failed");
-    addOp(m, {
+    const op = addOp(m, {
       uid: view.uid,
       type: "wallet_debit",
       state: funded ? "completed" : "failed",
@@ -598,7 +600,7 @@ class DebitUnderMandate extends Base {
       mandateUid: md.uid,
     });
     if (!funded) return;
-    postDebit(m, md.walletUid, amount);
+    postDebit(m, op, md.walletUid, amount);
     if (md.frequency === "one_time") md.status = "completed";
   }
   toString = () =>
@@ -647,7 +649,7 @@ function applyPayout(m: Model, q: PayoutRequest, view: View): void {
   const ch = chargesOf("payout_b2c", q.amount);
   expect([view.state, view.feeMinor, view.taxMinor]).toEqual(["processing", ch.fee, ch.tax]);
   const w = q.c.walletUid;
-  addOp(m, {
+  const op = addOp(m, {
     uid: view.uid,
     type: "payout_b2c",
     state: "processing",
@@ -659,7 +661,7 @@ function applyPayout(m: Model, q: PayoutRequest, view: View): void {
     refund: { fees: ch.refundFee, tax: ch.refundTax },
     providerState: "initiated",
   });
-  post(m, [
+  postFor(m, op, [
     [accounts.wallet(w), accounts.hold(w), q.amount],
     [accounts.wallet(w), accounts.fees, ch.fee],
     [accounts.wallet(w), accounts.tax, ch.tax],
@@ -711,7 +713,8 @@ class PayoutResult extends Base {
     );
     if (op.state !== "processing") {
       const consistent =
-        (this.outcome === "confirmed" && op.state === "completed") ||
+        // A reversal presupposes the confirmation: repeating it is consistent.
+        (this.outcome === "confirmed" && (op.state === "completed" || op.state === "reversed")) ||
         (this.outcome === "failed" && op.state === "failed");
       expect(refusedWith(result)).toBe(consistent ? null : "Conflict");
       return;
@@ -722,10 +725,10 @@ class PayoutResult extends Base {
       op.providerState = "uncertain";
     } else if (this.outcome === "confirmed") {
       op.state = "completed";
-      post(m, [[accounts.hold(w), accounts.clearing, op.amount]]);
+      postFor(m, op, [[accounts.hold(w), accounts.clearing, op.amount]]);
     } else {
       op.state = "failed";
-      post(m, [
+      postFor(m, op, [
         [accounts.hold(w), accounts.wallet(w), op.amount],
         [accounts.fees, accounts.wallet(w), op.refund?.fees ?? 0],
         [accounts.tax, accounts.wallet(w), op.refund?.tax ?? 0],
@@ -842,7 +845,7 @@ class RailPayment extends Base {
       expect(result.operationUid).toBe(op.uid);
       op.state = "completed";
       op.movedAtMs = m.nowMs;
-      post(m, [
+      postFor(m, op, [
         [accounts.clearing, accounts.wallet(op.walletUid), amount],
         [accounts.wallet(op.walletUid), accounts.fees, intent.charges.fee],
         [accounts.wallet(op.walletUid), accounts.tax, intent.charges.tax],
@@ -856,6 +859,56 @@ class RailPayment extends Base {
   }
   toString = () => `RailPayment(i${this.i}, ${this.mode})`;
 }
+
+// --- Operator reversal ---
+
+/**
+ * The operator reverses any operation: a completed one gives back, net per account, whatever it
+ * moved (one journal), unless a wallet (or the prefund) no longer holds what goes back out of it;
+ * a reversed one answers as is; anything else is 409.
+ */
+class Reverse extends Base {
+  constructor(readonly o: number) {
+    super();
+  }
+  check = (m: Readonly<Model>) => m.ops.size > 0;
+  async act(m: Model, r: Real) {
+    const op = pick([...m.ops.values()], this.o);
+    const result = await operator<{ state: string }>(r, (tx) => reverseOperation(r.deps, tx, op.uid));
+    if (op.state === "reversed" || op.state !== "completed") {
+      expect(refusedWith(result)).toBe(op.state === "reversed" ? null : "Conflict");
+      return;
+    }
+    const net = new Map<string, number>();
+    for (const [from, to, amount] of op.moves) {
+      net.set(from, (net.get(from) ?? 0) - amount);
+      net.set(to, (net.get(to) ?? 0) + amount);
+    }
+    const protectedKey = (key: string) => key.startsWith("wallet:") || key === accounts.prefund;
+    const uncovered = [...net].some(
+      ([key, moved]) => moved > 0 && protectedKey(key) && balanceOf(m, key) - moved < 0,
+    );
+    expect(refusedWith(result)).toBe(uncovered ? "InsufficientFunds" : null);
+    if (uncovered) return;
+    // Back where it came from: each account gives up what it received, net.
+    post(
+      m,
+      [...net].filter(([, moved]) => moved > 0).flatMap(([key, moved]) => [[key, REVERSAL_POOL, moved]]),
+    );
+    post(
+      m,
+      [...net].filter(([, moved]) => moved < 0).flatMap(([key, moved]) => [[REVERSAL_POOL, key, -moved]]),
+    );
+    m.journals--; // the two steps above are one journal
+    op.state = "reversed";
+    if (op.providerState !== undefined) op.providerState = "reversed";
+    expect((result as { state: string }).state).toBe("reversed");
+  }
+  toString = () => `Reverse(o${this.o})`;
+}
+
+/** A pass-through the model's reversal routes money through; it always nets back to zero. */
+const REVERSAL_POOL = "model:reversal-pool";
 
 class ExpireTopups extends Base {
   check = () => true;
@@ -1114,6 +1167,7 @@ const payoutArb = fc
 const payoutResultArb = fc
   .tuple(idx, fc.constantFrom("confirmed" as const, "failed" as const, "uncertain" as const))
   .map(([p, o]) => new PayoutResult(p, o));
+const reverseArb = idx.map((o) => new Reverse(o));
 const topupArb = fc
   .tuple(idx, amount, fc.constantFrom(null, 60, 3_600, 86_400), maybeReuse)
   .map(([c, a, life, reuse]) => new TopupIntent(c, a, life, reuse));
@@ -1197,6 +1251,7 @@ export const commandArbitraries: fc.Arbitrary<Cmd>[] = [
   payoutArb,
   payoutResultArb,
   payoutResultArb,
+  reverseArb,
   topupArb,
   topupArb,
   paymentArb,

@@ -49,6 +49,8 @@ export interface MOp {
   providerState?: string;
   /** Top-ups. */
   intent?: { reference: string; expiresAtMs: number; charges: Charges };
+  /** Every transfer posted for the operation, in order: what a reversal gives back, net. */
+  moves: [string, string, number][];
 }
 
 export type Frequency = "daily" | "weekly" | "monthly" | "one_time" | "ad_hoc" | "on_due_date";
@@ -121,6 +123,12 @@ export const balanceOf = (m: Model, key: string, currency = CURRENCY): number =>
   m.balances.get(`${key}/${currency}`) ?? 0;
 
 /** One journal: each [from, to, amount] moves money; zero lines post nothing, as entriesOf drops them. */
+/** `post` for an operation's own money: the transfers are also recorded on it (see `MOp.moves`). */
+export function postFor(m: Model, op: MOp, transfers: [string, string, number][]): void {
+  post(m, transfers);
+  op.moves.push(...transfers.filter(([, , amount]) => amount !== 0));
+}
+
 export function post(m: Model, transfers: [string, string, number][], currency = CURRENCY): void {
   for (const [from, to, amount] of transfers) {
     if (amount === 0) continue;
@@ -288,9 +296,9 @@ export const available = (m: Model, walletUid: string) => balanceOf(m, accounts.
 /** Records an operation the system created, with the instant the model expects it at. */
 export function addOp(
   m: Model,
-  { moved, ...op }: Omit<MOp, "createdAtMs" | "movedAtMs"> & { moved: boolean },
+  { moved, ...op }: Omit<MOp, "createdAtMs" | "movedAtMs" | "moves"> & { moved: boolean },
 ): MOp {
-  const full: MOp = { ...op, createdAtMs: m.nowMs, movedAtMs: moved ? m.nowMs : null };
+  const full: MOp = { ...op, createdAtMs: m.nowMs, movedAtMs: moved ? m.nowMs : null, moves: [] };
   m.ops.set(full.uid, full);
   return full;
 }
