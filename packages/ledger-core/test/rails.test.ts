@@ -14,6 +14,7 @@ import {
   onboardCustomer,
   receiveRailPayment,
   resolveSuspense,
+  reverseOperation,
 } from "../src/index.js";
 import { catalog, createCore, onboardingInput, railsCatalog, tenantFixture } from "./support/core.js";
 
@@ -520,6 +521,23 @@ describe("inbound rail payments, expiry and suspense", () => {
         (await core.run((tx) => getReceipt(core.deps, ctx(), tx, opUid))).references.providerReference,
       ).toBe("WRONG-AMT");
       expect((await refusal(resolve({ action: "refund" }))).code).toBe("Conflict");
+      await balanced();
+    });
+
+    it("an operator reversal of an applied top-up puts the money back in suspense and reopens the item", async () => {
+      const applied = await resolve({ action: "apply", walletUid });
+      const opUid = applied.resolution!.operationUid!;
+      const reversed = await core.run((tx) => reverseOperation(core.deps, tx, opUid));
+      expect(reversed.state).toBe("reversed");
+      expect(await balance()).toMatchObject({ currentMinor: 0 });
+      expect(account("suspense:sandbox_mobile")).toBe(30_000);
+      const open = (await core.run((tx) => listSuspense(core.deps, tx, { status: "open" }))).data;
+      expect(open).toEqual([
+        expect.objectContaining({ uid: applied.uid, status: "open", resolvedAt: null, resolution: null }),
+      ]);
+      // It can be settled again: here, back to the payer.
+      expect((await resolve({ action: "refund" })).status).toBe("refunded");
+      expect(account("suspense:sandbox_mobile")).toBe(0);
       await balanced();
     });
 

@@ -20,6 +20,22 @@ function walletAccountsOf(op: Operation): string[] {
   );
 }
 
+/**
+ * A top-up the operator applied from suspense goes back to suspense when reversed: its item opens
+ * again, so the payment can be refunded or applied to the right wallet (otherwise the money would
+ * sit on `suspense:{rail}` with no open item to settle it).
+ */
+async function reopenAppliedSuspense(tx: Tx, op: Operation): Promise<void> {
+  const suspenseUid = op.details?.suspenseUid;
+  if (typeof suspenseUid !== "string") return;
+  const item = await tx.suspense.get(suspenseUid);
+  invariant(
+    item?.status === "applied" && item.resolution?.operationUid === op.uid,
+    "the item this top-up applied",
+  );
+  await tx.suspense.update({ ...item, status: "open", resolvedAt: null, resolution: null });
+}
+
 const detailOf = async (tx: Tx, op: Operation) =>
   toOperationDetailView(op, await tx.operations.timeline(op.uid));
 
@@ -28,7 +44,7 @@ const detailOf = async (tx: Tx, op: Operation) =>
  * to `reversed` with a reversing journal"): whatever the operation's journals moved, net per
  * account, goes back where it came from in one journal of kind `reversal` (charges included), and
  * the operation moves `completed -> reversed` (its `completedAt` stays; a provider block, if any,
- * reads `reversed`). A wallet that no longer holds what goes back out of it refuses with 422
+ * reads `reversed`; a top-up applied from suspense reopens its suspense item). A wallet that no longer holds what goes back out of it refuses with 422
  * InsufficientFunds and nothing changes; an account no one protects (a rail's clearing, a
  * beneficiary) may go below zero, as the rail or the beneficiary then owes it. Reversing a
  * reversed operation answers its detail and posts nothing; any other state is 409. No event: the
@@ -61,6 +77,7 @@ export async function reverseOperation(
 
   const at = iso(deps.clock.now());
   if (op.provider !== null) op.provider = { ...op.provider, state: "reversed", lastUpdatedAt: at };
+  await reopenAppliedSuspense(tx, op);
   await transitionOperation(tx, op, "reversed", at, "admin");
   const detail = await detailOf(tx, op);
   await lockSharedAndPost(
