@@ -39,7 +39,12 @@ export interface AssertionUse {
 }
 
 export interface AssertionRepository {
-  /** The most recent use of the sourceReference in the tenant that is still live at `nowIso`. */
+  /**
+   * The most recent use of the sourceReference in the tenant that is still live at `nowIso`.
+   * Serializes the units of work asking about the same (tenant, sourceReference) until they end
+   * (Postgres: an advisory transaction lock; SQLite and the memory store run one writer at a
+   * time), so two customers cannot both find it free and both record it.
+   */
   findLive(tenantId: string, sourceReference: string, nowIso: string): Promise<AssertionUse | null>;
   record(use: AssertionUse): Promise<void>;
 }

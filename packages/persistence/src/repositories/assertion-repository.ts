@@ -1,13 +1,22 @@
 import type { AssertionRepository } from "@wallet/ledger-core";
+import { sql } from "kysely";
 import type { SqlContext } from "./sql-context.js";
 
 /** Uses whose assertion expired are purged on every Nth record, at most this many at a time. */
 export const ASSERTION_PURGE_EVERY = 1000;
 export const ASSERTION_PURGE_MAX_ROWS = 1000;
 
-export function sqlAssertionRepository({ trx, housekeeping }: SqlContext): AssertionRepository {
+export function sqlAssertionRepository({ trx, housekeeping, dialect }: SqlContext): AssertionRepository {
   return {
     async findLive(tenantId, sourceReference, nowIso) {
+      if (dialect === "postgres") {
+        // Held until the transaction ends: a concurrent use of the same sourceReference waits here
+        // and then reads this one's record (READ COMMITTED: the next statement sees it). A
+        // statement of its own, so the read below takes its snapshot after the lock is granted.
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`${tenantId}/${sourceReference}`}, 0))`.execute(
+          trx,
+        );
+      }
       const row = await trx
         .selectFrom("assertion_uses")
         .select(["tenant_id", "source_reference", "customer_uid", "expires_at", "recorded_at"])

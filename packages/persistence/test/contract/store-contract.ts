@@ -1732,6 +1732,31 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         const stranger = await newTenant();
         expect(await run((tx) => tx.assertions.findLive(stranger.id, ref, at(2)))).toBeNull();
       });
+
+      it("serializes concurrent checks of one sourceReference: one finds it free, the others find its use", async () => {
+        const tenant = await newTenant();
+        const ref = unique("src");
+        // Each unit checks, takes its time, then records its own customer's use if it found none.
+        const claim = (customerUid: string) =>
+          run(async (tx) => {
+            const live = await tx.assertions.findLive(tenant.id, ref, at(0));
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            if (live === null) {
+              await tx.assertions.record({
+                tenantId: tenant.id,
+                sourceReference: ref,
+                customerUid,
+                expiresAt: at(600_000),
+                recordedAt: at(0),
+              });
+            }
+            return live?.customerUid ?? null;
+          });
+        const seen = await Promise.all(["cus_a", "cus_b", "cus_c", "cus_d"].map(claim));
+        const winner = ["cus_a", "cus_b", "cus_c", "cus_d"][seen.indexOf(null)];
+        expect(seen.filter((s) => s === null)).toHaveLength(1);
+        expect(seen.filter((s) => s !== null)).toEqual([winner, winner, winner]);
+      });
     });
 
     describe("mandates", () => {
