@@ -76,6 +76,20 @@ describe("fee engine", () => {
     });
   });
 
+  it("ignores a rail for credits and debits, which go through none (a quote naming one shows the charge)", () => {
+    const credit = (railCode: string | null, amountMinor: number): FeeSchedule => ({
+      ruleCode: `credit_${railCode ?? "any"}`,
+      versionNo: 1,
+      operationType: "wallet_credit",
+      railCode,
+      currency: "KES",
+      components: [{ label: "Fee", type: "flat", amountMinor, refundable: false }],
+    });
+    const withCredits = { ...catalog, feeSchedules: [credit(null, 100), credit("sandbox_mobile", 900)] };
+    expect(chargesFor(withCredits, "wallet_credit", "KES", "sandbox_mobile", 10_000).feeMinor).toBe(100);
+    expect(chargesFor(withCredits, "wallet_credit", "KES", null, 10_000).feeMinor).toBe(100);
+  });
+
   it("VAT on the amount when appliesToLabel is null", () => {
     const s: FeeSchedule = {
       ...payoutStd,

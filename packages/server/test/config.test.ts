@@ -124,6 +124,17 @@ describe("parseConfig", () => {
       'config: tenants[0].signingKeys[1].kid: duplicate kid "k1"',
     ],
     [
+      "a rail-specific fee schedule for an operation that goes through no rail",
+      (c) =>
+        c.feeSchedules.push({
+          ...c.feeSchedules[0],
+          ruleCode: "credit_rail",
+          operationType: "wallet_credit",
+          railCode: "sandbox_mobile",
+        }),
+      "config: feeSchedules[1].railCode: must be null for wallet_credit (only payout_b2c and topup_c2b go through a rail)",
+    ],
+    [
       "an enabled webhook without a URL",
       (c) => (c.tenants[0].webhook.url = null),
       'config: tenants[0].webhook.url: required when "enabled" is true (set "enabled": false to turn it off)',

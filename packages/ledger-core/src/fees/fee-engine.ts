@@ -24,9 +24,14 @@ export interface FeeCharge {
   schedule: Pick<FeeSchedule, "ruleCode" | "versionNo"> | null;
 }
 
+/** The operation types that go through a payment rail: only their fee schedules may name one. */
+export const railOperationTypes: readonly string[] = ["payout_b2c", "topup_c2b"];
+
 /**
  * The schedule that applies: same operation type and currency; a rail-specific schedule beats the
- * generic one (railCode null); the highest version wins within each.
+ * generic one (railCode null); the highest version wins within each. For a type that goes through
+ * no rail (credits, debits) a rail is ignored, so a quote naming one shows what the operation
+ * charges.
  */
 export function selectFeeSchedule(
   catalog: Catalog,
@@ -39,8 +44,9 @@ export function selectFeeSchedule(
   );
   const pick = (list: FeeSchedule[]) =>
     list.reduce<FeeSchedule | null>((best, s) => (!best || s.versionNo > best.versionNo ? s : best), null);
+  const rail = railOperationTypes.includes(operationType) ? railCode : null;
   return (
-    (railCode !== null ? pick(candidates.filter((s) => s.railCode === railCode)) : null) ??
+    (rail !== null ? pick(candidates.filter((s) => s.railCode === rail)) : null) ??
     pick(candidates.filter((s) => s.railCode === null))
   );
 }

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { ed25519SpkiPem } from "@wallet/http-adapter";
+import { railOperationTypes } from "@wallet/ledger-core";
 import type { WalletConfig } from "./schema.js";
 
 /** One problem found by a rule that relates several values of the config. */
@@ -53,6 +54,13 @@ export function crossCheck(config: WalletConfig): ConfigIssue[] {
   config.feeSchedules.forEach((schedule, i) => {
     if (schedule.railCode !== null && !railCodes.has(schedule.railCode)) {
       add(["feeSchedules", i, "railCode"], `unknown rail "${schedule.railCode}"`);
+    } else if (schedule.railCode !== null && !railOperationTypes.includes(schedule.operationType)) {
+      // Credits and debits go through no rail: such a schedule would never be charged, yet a
+      // quote naming the rail would show it.
+      add(
+        ["feeSchedules", i, "railCode"],
+        `must be null for ${schedule.operationType} (only payout_b2c and topup_c2b go through a rail)`,
+      );
     }
     const labels = new Map<string, string>();
     schedule.components.forEach((c, j) => {
