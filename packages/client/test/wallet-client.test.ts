@@ -194,18 +194,23 @@ describe("createWalletClient: what goes on the wire", () => {
       idempotencyKey: "my-key-1",
       requestId: "req.1:a",
     });
+    // A space inside the key is printable ASCII, as the service accepts.
+    await c.request("POST", "/wallet-credits", { body: {}, idempotencyKey: "order 42" });
     const keys = received.map((r) => header(r.headers, "idempotency-key"));
     expect(keys[0]).toMatch(uuidPattern);
     expect(keys[1]).toMatch(uuidPattern);
     expect(keys[0]).not.toBe(keys[1]);
     expect(keys[2]).toBe("my-key-1");
+    expect(keys[3]).toBe("order 42");
     expect(header(received[2]!.headers, "x-request-id")).toBe("req.1:a");
     expect(received.every((r) => r.signatureValid)).toBe(true);
   });
 
   it("refuses malformed idempotency keys and request ids before sending anything", async () => {
     const c = client();
-    await expect(c.request("POST", "/x", { body: {}, idempotencyKey: "" })).rejects.toThrow(/idempotencyKey/);
+    for (const idempotencyKey of ["", " lead", "trail ", "x".repeat(256), "tab\there", "é"]) {
+      await expect(c.request("POST", "/x", { body: {}, idempotencyKey })).rejects.toThrow(/idempotencyKey/);
+    }
     await expect(c.request("GET", "/x", { requestId: "has space" })).rejects.toThrow(/requestId/);
     await expect(c.request("GET", "customers")).rejects.toThrow(/start with/);
     expect(received).toHaveLength(0);

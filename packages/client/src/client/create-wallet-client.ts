@@ -107,8 +107,9 @@ export interface WalletClient extends TenantResources {
 }
 
 // Mirrors the service's accepted formats (docs: Idempotency-Key 1-255 printable ASCII; X-Request-Id
-// 1-128 of [A-Za-z0-9._:-]) so a bad value fails here instead of as a 400 after signing.
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+// 1-128 of [A-Za-z0-9._:-]) so a bad value fails here instead of as a 400 after signing. A space is
+// printable, but not at either end: HTTP strips it there, so the service would see another key.
+const idempotencyKeyPattern = /^(?=[\x20-\x7e]{1,255}$)[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const encoder = new TextEncoder();
@@ -277,7 +278,9 @@ export function createWalletClient(options: WalletClientOptions): WalletClient {
     const idempotencyKey =
       requestOptions.idempotencyKey ?? (writeMethods.has(method) ? crypto.randomUUID() : undefined);
     if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
-      throw new TypeError("request: idempotencyKey must be 1-255 printable ASCII characters");
+      throw new TypeError(
+        "request: idempotencyKey must be 1-255 printable ASCII characters, with no space at either end",
+      );
     }
     const requestId = requestOptions.requestId ?? crypto.randomUUID();
     if (!requestIdPattern.test(requestId)) {
