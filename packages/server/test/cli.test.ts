@@ -144,8 +144,9 @@ describe("the demo, end to end", () => {
     // The config holds the key's hash only.
     expect(readFileSync(join(demoDir, "wallet.config.json"), "utf8")).not.toContain(credentials.apiKey);
     const banner = first.output().stdout;
-    expect(banner).toContain(`${first.server.url}/api/v1/tenant`);
-    expect(banner).toContain("pnpm wallet call GET /api/v1/tenant/health");
+    // The origin, which is what credentials.json and the SDK take as baseUrl.
+    expect(banner).toContain(`Base URL:    ${first.server.url} (tenant API under /api/v1/tenant)`);
+    expect(banner).toContain("npx pnpm@10 wallet call GET /health");
     expect(banner).toContain("demo prefund posted");
     expect(banner).not.toContain(credentials.apiKey);
 
@@ -155,7 +156,7 @@ describe("the demo, end to end", () => {
     expect(health.stdout).toMatch(/X-Request-Id: cli-/);
     expect(health.stdout).toContain('"status": "ok"');
 
-    const customerBody = banner.match(/call POST \/api\/v1\/tenant\/customers '(.+)'/)?.[1];
+    const customerBody = banner.match(/call POST \/customers '(.+)'/)?.[1];
     expect(customerBody).toBeDefined();
     const customer = await run(["call", "POST", "/api/v1/tenant/customers", customerBody ?? ""], { cwd });
     expect(customer.stderr).toBe("");

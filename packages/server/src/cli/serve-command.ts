@@ -177,15 +177,17 @@ function demoBanner(o: {
     o.created
       ? `Demo sandbox created in ${shownDir}/ (reused on later runs).`
       : `Demo sandbox from ${shownDir}/.`,
-    `  Base URL:    ${o.url}/api/v1/tenant`,
+    // The origin, as credentials.json and the SDK's baseUrl take it; the routes sit under the prefix.
+    `  Base URL:    ${o.url} (tenant API under /api/v1/tenant)`,
     `  Tenant:      ${demoTenantId} (every scope; prefund ${major}.${minor} ${demoCurrency})`,
     `  Credentials: ${shownDir}/credentials.json (API key, kid, private key; keep private)`,
     ...(o.reference ? [`  Reference:   ${o.url}/docs (interactive API reference)`] : []),
     "Try:",
-    `  pnpm wallet call${dirFlag} GET /api/v1/tenant/health`,
-    `  pnpm wallet call${dirFlag} POST /api/v1/tenant/customers '${exampleCustomer}'`,
-    `  pnpm wallet call${dirFlag} POST /wallet-credits '{"walletUid":"<walletUid>","amountMinor":50000,"currency":"KES","clientReference":"demo-credit-1"}'`,
-    `  pnpm wallet demo${dirFlag}   (a scripted tour; WALLET_ADMIN_TOKEN set runs the operator steps too)`,
+    // As the README runs them: a machine with only Node and npm has no global pnpm.
+    `  npx pnpm@10 wallet call${dirFlag} GET /health`,
+    `  npx pnpm@10 wallet call${dirFlag} POST /customers '${exampleCustomer}'`,
+    `  npx pnpm@10 wallet call${dirFlag} POST /wallet-credits '{"walletUid":"<walletUid>","amountMinor":50000,"currency":"KES","clientReference":"demo-credit-1"}'`,
+    `  npx pnpm@10 wallet demo${dirFlag}   (a scripted tour; WALLET_ADMIN_TOKEN set runs the operator steps too)`,
     "Stop with Ctrl-C.",
     "",
   ]
