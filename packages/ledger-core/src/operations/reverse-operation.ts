@@ -6,10 +6,10 @@ import { lockSharedAndPost } from "../ledger/posting.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
+import { readOperationDetail } from "./get-operation.js";
 import { transitionOperation } from "./lifecycle.js";
 import type { Operation } from "./model.js";
 import type { OperationDetailView } from "./views.js";
-import { toOperationDetailView } from "./views.js";
 
 /** The accounts of the wallets an operation moves (balance and hold of each), in lock order. */
 function walletAccountsOf(op: Operation): string[] {
@@ -36,9 +36,6 @@ async function reopenAppliedSuspense(tx: Tx, op: Operation): Promise<void> {
   await tx.suspense.update({ ...item, status: "open", resolvedAt: null, resolution: null });
 }
 
-const detailOf = async (tx: Tx, op: Operation) =>
-  toOperationDetailView(op, await tx.operations.timeline(op.uid));
-
 /**
  * Operator reversal (DESIGN.md section 3: "An operator reversal of a completed operation moves it
  * to `reversed` with a reversing journal"): whatever the operation's journals moved, net per
@@ -60,7 +57,7 @@ export async function reverseOperation(
   // and a movement on the wallet) serialize here, and the second sees what the first did.
   const locked = await tx.ledger.lockAccounts(found.currency, walletAccountsOf(found));
   const op = (await tx.operations.getAny(operationUid)) ?? notFound("Operation");
-  if (op.state === "reversed") return detailOf(tx, op);
+  if (op.state === "reversed") return readOperationDetail(tx, op);
   if (op.state !== "completed") {
     return refuse("Conflict", `Only a completed operation can be reversed; this one is ${op.state}`);
   }
@@ -79,7 +76,7 @@ export async function reverseOperation(
   if (op.provider !== null) op.provider = { ...op.provider, state: "reversed", lastUpdatedAt: at };
   await reopenAppliedSuspense(tx, op);
   await transitionOperation(tx, op, "reversed", at, "admin");
-  const detail = await detailOf(tx, op);
+  const detail = await readOperationDetail(tx, op);
   await lockSharedAndPost(
     tx,
     {

@@ -1,6 +1,6 @@
 import type { CoreDeps } from "../app/context.js";
+import { readOperationDetail } from "../operations/get-operation.js";
 import type { OperationDetailView } from "../operations/views.js";
-import { toOperationDetailView } from "../operations/views.js";
 import type { PayoutInstruction } from "../rails/payment-rail.js";
 import { invariant } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
@@ -54,5 +54,5 @@ export async function recordPayoutSubmission(
     op.updatedAt = at;
     await tx.operations.update(op);
   }
-  return toOperationDetailView(op, await tx.operations.timeline(op.uid));
+  return readOperationDetail(tx, op);
 }

@@ -5,10 +5,11 @@ import { accountKeys } from "../ledger/accounts.js";
 import type { Transfer } from "../ledger/journal.js";
 import { entriesOf } from "../ledger/journal.js";
 import { lockSharedAndPost } from "../ledger/posting.js";
+import { readOperationDetail } from "../operations/get-operation.js";
 import { transitionOperation } from "../operations/lifecycle.js";
 import type { Operation, OperationState } from "../operations/model.js";
 import type { OperationDetailView } from "../operations/views.js";
-import { toOperationDetailView, toOperationView } from "../operations/views.js";
+import { toOperationView } from "../operations/views.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -34,9 +35,6 @@ export async function loadRailPayout(tx: Tx, railCode: string, operationUid: str
   if (op?.type !== "payout_b2c" || op.provider?.railCode !== railCode) return notFound("Operation");
   return op;
 }
-
-const detailOf = async (tx: Tx, op: Operation) =>
-  toOperationDetailView(op, await tx.operations.timeline(op.uid));
 
 /**
  * Phase 2 of a payout, reported by the rail (the operator API for the sandbox rail). Like a
@@ -65,12 +63,12 @@ export async function reportPayoutResult(
   const op = await loadRailPayout(tx, input.railCode, input.operationUid);
   if (op.state !== "processing") {
     if (input.outcome !== "uncertain" && consistentStates[input.outcome].includes(op.state)) {
-      return detailOf(tx, op);
+      return readOperationDetail(tx, op);
     }
     return refuse("Conflict", `The payout is already ${op.state}; the result contradicts it`);
   }
   invariant(op.provider, "a processing payout has its provider block");
-  if (input.outcome === "uncertain" && op.provider.state === "uncertain") return detailOf(tx, op);
+  if (input.outcome === "uncertain" && op.provider.state === "uncertain") return readOperationDetail(tx, op);
 
   const tenant = await tx.tenants.get(op.tenantId);
   invariant(tenant, "an operation's tenant exists");
@@ -86,7 +84,7 @@ export async function reportPayoutResult(
     op.updatedAt = at;
     await tx.operations.update(op);
     await emitEvent(deps, tx, tenant, "payout.uncertain", op.uid, "operation", toOperationView(op), at);
-    return detailOf(tx, op);
+    return readOperationDetail(tx, op);
   }
 
   const details = payoutDetailsOf(op);
@@ -118,7 +116,7 @@ export async function reportPayoutResult(
     toOperationView(op),
     at,
   );
-  const detail = await detailOf(tx, op);
+  const detail = await readOperationDetail(tx, op);
   await lockSharedAndPost(tx, journal, locked, () => "InsufficientFunds");
   return detail;
 }

@@ -2,10 +2,11 @@ import type { CoreDeps, RequestContext } from "../app/context.js";
 import { chargesFor } from "../fees/fee-engine.js";
 import { accountKeys } from "../ledger/accounts.js";
 import { assertClientReferenceUnused } from "../operations/client-reference.js";
+import { readOperationDetail } from "../operations/get-operation.js";
 import { createAndTransitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import type { OperationDetailView, OperationView } from "../operations/views.js";
-import { toOperationDetailView, toOperationView } from "../operations/views.js";
+import { toOperationView } from "../operations/views.js";
 import { railFor } from "../rails/rail-capability.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
@@ -144,7 +145,7 @@ export async function getTopupIntent(
 ): Promise<OperationDetailView> {
   const op = await tx.operations.get(ctx.tenant.id, uid);
   if (op?.type !== "topup_c2b" || op.intentReference === null) return notFound("Top-up intent");
-  const view = toOperationDetailView(op, await tx.operations.timeline(op.uid));
+  const view = await readOperationDetail(tx, op);
   invariant(view.intentReference !== undefined, "an intent's view carries its reference");
   return view;
 }
