@@ -365,6 +365,19 @@ describe.each(storeKinds())("customer lifecycle (issue 3) on the $name store", (
       });
       expect(dup.status).toBe(409);
       expect((await errorOf(dup)).error).toBe("Conflict");
+      // The type is compared without case, an email without case: still the same identifiers.
+      for (const [type, value] of [
+        ["MSISDN", MSISDN],
+        [" Msisdn ", MSISDN],
+      ] as const) {
+        const res = await addIdentifier(acme, second.uid, {
+          class: "contact",
+          type,
+          value,
+          verificationStatus: "verified",
+        });
+        expect([type, res.status]).toEqual([type, 409]);
+      }
 
       const pending = await addIdentifier(acme, second.uid, {
         class: "contact",

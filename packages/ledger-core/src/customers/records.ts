@@ -1,6 +1,6 @@
 import type { CoreDeps } from "../app/context.js";
 import { canonicalJson } from "../shared/jcs.js";
-import { maskIdentifier, normalizeIdentifier } from "./masking.js";
+import { canonicalIdentifierType, maskIdentifier, normalizeIdentifier } from "./masking.js";
 import type {
   Agreement,
   AgreementType,
@@ -62,12 +62,13 @@ export function newIdentifier(
     class: input.class,
     type: input.type,
     sealedValue: deps.vault.seal(input.value),
+    // The scope is the class and the type without case: `MSISDN` and `msisdn` are one type.
     blindIndex: deps.vault.blindIndex(
       tenantId,
-      `${input.class}:${input.type}`,
-      normalizeIdentifier(input.type, input.value),
+      `${input.class}:${canonicalIdentifierType(input.type)}`,
+      normalizeIdentifier(input.class, input.type, input.value),
     ),
-    maskedValue: maskIdentifier(input.type, input.value),
+    maskedValue: maskIdentifier(input.class, input.type, input.value),
     isPrimary: input.isPrimary ?? false,
     verificationStatus: input.verificationStatus,
     verifiedAt: input.verifiedAt ?? (verified ? at : null),
