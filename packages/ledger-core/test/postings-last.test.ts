@@ -36,9 +36,9 @@ async function world(prefundMinor: number) {
     },
     idempotency: {
       ...tx.idempotency,
-      complete: (tenantId, key, response) => {
+      complete: (tenantId, key, claimedAt, response) => {
         calls.push(`complete ${response.status}`);
-        return tx.idempotency.complete(tenantId, key, response);
+        return tx.idempotency.complete(tenantId, key, claimedAt, response);
       },
     },
   });

@@ -24,7 +24,12 @@ export interface IdempotencyRepository {
    * in_progress with an expired lock, the claim takes it over; otherwise returns it.
    */
   claim(record: IdempotencyRecord): Promise<ClaimResult>;
-  complete(tenantId: string, key: string, response: StoredResponse): Promise<void>;
-  /** Drops an in_progress claim whose outcome is not stored (5xx, 400...). */
-  release(tenantId: string, key: string): Promise<void>;
+  /**
+   * Stores the response of the claim made at `claimedAt` (its `createdAt`, which names it): true,
+   * or false when that claim is no longer the key's (its lock expired and another request took
+   * the key over), and nothing is written.
+   */
+  complete(tenantId: string, key: string, claimedAt: string, response: StoredResponse): Promise<boolean>;
+  /** Drops the claim made at `claimedAt` while in_progress (5xx, 400...); another claim stays. */
+  release(tenantId: string, key: string, claimedAt: string): Promise<void>;
 }

@@ -22,6 +22,14 @@ export interface IdempotentOutcome {
 export const IDEMPOTENCY_LOCK_SECONDS = 60;
 
 /**
+ * A request that ran past its claim's lock and found the key taken over by another request: its
+ * work does not commit, and it answers as any request meeting a running claim does (a retry gets
+ * the other request's stored answer).
+ */
+const claimLost = (): never =>
+  refuse("IdempotencyKeyInUse", "A request with this Idempotency-Key is still being processed");
+
+/**
  * Exactly-once execution of a write under an Idempotency-Key (DESIGN.md section 3).
  *
  * 1. Claim the key by itself, committed at once (a unique index decides between concurrent
@@ -41,6 +49,8 @@ export async function runIdempotent(
   storeRefusal: (e: DomainError) => StoredResponse | null,
 ): Promise<IdempotentOutcome> {
   const now = clock.now();
+  // The claim's createdAt names it: completing or releasing acts on this claim only.
+  const claimedAt = iso(now);
   const claimed = await uow.autocommit((tx) =>
     tx.idempotency.claim({
       tenantId: claim.tenantId,
@@ -49,7 +59,7 @@ export async function runIdempotent(
       state: "in_progress",
       response: null,
       lockedUntil: iso(new Date(now.getTime() + IDEMPOTENCY_LOCK_SECONDS * 1000)),
-      createdAt: iso(now),
+      createdAt: claimedAt,
     }),
   );
   if (claimed.kind === "existing") {
@@ -63,17 +73,23 @@ export async function runIdempotent(
 
   try {
     const response = await uow.run((tx) =>
-      postingsLast(tx, work, (r) => tx.idempotency.complete(claim.tenantId, claim.key, r)),
+      postingsLast(tx, work, async (r) => {
+        // Lost: the work rolls back with this refusal, and the key's owner answers the retry.
+        if (!(await tx.idempotency.complete(claim.tenantId, claim.key, claimedAt, r))) claimLost();
+      }),
     );
     return { replayed: false, response };
   } catch (e) {
-    const stored = isDomainError(e) ? storeRefusal(e) : null;
+    const stored = isDomainError(e) && e.code !== "IdempotencyKeyInUse" ? storeRefusal(e) : null;
     if (stored) {
-      await uow.autocommit((tx) => tx.idempotency.complete(claim.tenantId, claim.key, stored));
+      const kept = await uow.autocommit((tx) =>
+        tx.idempotency.complete(claim.tenantId, claim.key, claimedAt, stored),
+      );
+      if (!kept) claimLost();
       return { replayed: false, response: stored };
     }
     await uow
-      .autocommit((tx) => tx.idempotency.release(claim.tenantId, claim.key))
+      .autocommit((tx) => tx.idempotency.release(claim.tenantId, claim.key, claimedAt))
       .catch(() => {
         // The store is failing; the claim expires on its own after IDEMPOTENCY_LOCK_SECONDS.
       });

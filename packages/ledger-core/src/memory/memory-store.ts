@@ -486,11 +486,17 @@ export function createMemoryStore(): MemoryStore {
         setIn(s.idempotency, id, clone(r));
         return { kind: "claimed" };
       },
-      complete: async (tenantId, key, response) =>
-        mutate(s.idempotency, `${tenantId}/${key}`, { state: "completed", response: clone(response) }),
-      release: async (tenantId, key) => {
+      complete: async (tenantId, key, claimedAt, response) => {
         const id = `${tenantId}/${key}`;
-        if (s.idempotency.get(id)?.state === "in_progress") deleteIn(s.idempotency, id);
+        const held = s.idempotency.get(id);
+        if (held?.state !== "in_progress" || held.createdAt !== claimedAt) return false;
+        mutate(s.idempotency, id, { state: "completed", response: clone(response) });
+        return true;
+      },
+      release: async (tenantId, key, claimedAt) => {
+        const id = `${tenantId}/${key}`;
+        const held = s.idempotency.get(id);
+        if (held?.state === "in_progress" && held.createdAt === claimedAt) deleteIn(s.idempotency, id);
       },
     },
     audit: {

@@ -45,12 +45,17 @@ const getKey = queryTemplate((db, p: { tenantId: string; key: string }) =>
   db.selectFrom("idempotency_keys").selectAll().where("tenant_id", "=", p.tenantId).where("key", "=", p.key),
 );
 
-const completeKey = queryTemplate((db, p: { tenantId: string; key: string; status: number; body: string }) =>
-  db
-    .updateTable("idempotency_keys")
-    .set({ state: "completed", response_status: p.status, response_body: p.body })
-    .where("tenant_id", "=", p.tenantId)
-    .where("key", "=", p.key),
+// Only the claim made at claimedAt, while in progress: a claim taken over by another request
+// (its lock expired while it ran) completes nothing.
+const completeKey = queryTemplate(
+  (db, p: { tenantId: string; key: string; claimedAt: string; status: number; body: string }) =>
+    db
+      .updateTable("idempotency_keys")
+      .set({ state: "completed", response_status: p.status, response_body: p.body })
+      .where("tenant_id", "=", p.tenantId)
+      .where("key", "=", p.key)
+      .where("state", "=", "in_progress")
+      .where("created_at", "=", p.claimedAt),
 );
 
 export function sqlIdempotencyRepository(ctx: SqlContext): IdempotencyRepository {
@@ -67,15 +72,17 @@ export function sqlIdempotencyRepository(ctx: SqlContext): IdempotencyRepository
       }
       throw new Error(`Idempotency key could not be claimed after ${CLAIM_ATTEMPTS_MAX} attempts`);
     },
-    async complete(tenantId, key, response) {
-      await completeKey.execute(ctx, { tenantId, key, status: response.status, body: response.body });
+    async complete(tenantId, key, claimedAt, response) {
+      const args = { tenantId, key, claimedAt, status: response.status, body: response.body };
+      return (await completeKey.affected(ctx, args)) === 1;
     },
-    async release(tenantId, key) {
+    async release(tenantId, key, claimedAt) {
       await trx
         .deleteFrom("idempotency_keys")
         .where("tenant_id", "=", tenantId)
         .where("key", "=", key)
         .where("state", "=", "in_progress")
+        .where("created_at", "=", claimedAt)
         .execute();
     },
   };

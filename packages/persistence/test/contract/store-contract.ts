@@ -1655,14 +1655,16 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           status: 201,
           body: '{"operationUid":"op_1","amountMinor":9007199254740991,"note":"ü"}',
         };
-        await run((tx) => tx.idempotency.complete(tenant.id, record.key, response));
+        expect(
+          await run((tx) => tx.idempotency.complete(tenant.id, record.key, record.createdAt, response)),
+        ).toBe(true);
         // A completed record is never taken over, however old its lock.
         const later = { ...record, createdAt: at(86_400_000), lockedUntil: at(86_430_000) };
         expect(await run((tx) => tx.idempotency.claim(later))).toEqual({
           kind: "existing",
           record: { ...record, state: "completed", response },
         });
-        await run((tx) => tx.idempotency.release(tenant.id, record.key));
+        await run((tx) => tx.idempotency.release(tenant.id, record.key, record.createdAt));
         expect((await run((tx) => tx.idempotency.claim(later))).kind).toBe("existing");
       });
 
@@ -1670,11 +1672,11 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         const tenant = await newTenant();
         const record = idempotencyFixture(tenant.id);
         await run((tx) => tx.idempotency.claim(record));
-        await run((tx) => tx.idempotency.release(tenant.id, record.key));
+        await run((tx) => tx.idempotency.release(tenant.id, record.key, record.createdAt));
         expect(await run((tx) => tx.idempotency.claim({ ...record, createdAt: at(1) }))).toEqual({
           kind: "claimed",
         });
-        await run((tx) => tx.idempotency.release(tenant.id, unique("never-claimed")));
+        await run((tx) => tx.idempotency.release(tenant.id, unique("never-claimed"), at(0)));
       });
 
       it("takes over an in-progress claim whose lock expired before the new claim, and only then", async () => {
@@ -1705,6 +1707,19 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           kind: "existing",
           record: taker,
         });
+        // The first request, still running, can neither complete nor release the taker's claim.
+        const late = { status: 201, body: "{}" };
+        expect(
+          await run((tx) => tx.idempotency.complete(tenant.id, record.key, record.createdAt, late)),
+        ).toBe(false);
+        await run((tx) => tx.idempotency.release(tenant.id, record.key, record.createdAt));
+        expect(await run((tx) => tx.idempotency.claim({ ...record, createdAt: at(40_001) }))).toEqual({
+          kind: "existing",
+          record: taker,
+        });
+        expect(await run((tx) => tx.idempotency.complete(tenant.id, record.key, taker.createdAt, late))).toBe(
+          true,
+        );
       });
     });
 

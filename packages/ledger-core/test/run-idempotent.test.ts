@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import {
+  creditWallet,
+  type DomainError,
+  fundPrefund,
+  IDEMPOTENCY_LOCK_SECONDS,
+  onboardCustomer,
+  refuse,
+  runIdempotent,
+  type Tenant,
+  type UnitOfWork,
+} from "../src/index.js";
+import { createCore, onboardingInput, tenantFixture } from "./support/core.js";
+
+const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
+  try {
+    await p;
+  } catch (e) {
+    return e as DomainError;
+  }
+  throw new Error("expected a refusal");
+};
+
+/**
+ * A request that runs past its claim's lock while another request takes the key over (the taker
+ * claims once the lock has expired) must not commit its work nor store its answer.
+ */
+describe("runIdempotent: a claim taken over while its request still runs", () => {
+  async function world() {
+    const core = createCore();
+    const tenant: Tenant = tenantFixture("t0");
+    await core.run((tx) => tx.tenants.upsert(tenant));
+    const { walletUid } = await core.run((tx) =>
+      onboardCustomer(core.deps, core.ctxFor(tenant), tx, onboardingInput() as never),
+    );
+    await core.run((tx) =>
+      fundPrefund(core.deps, tx, { tenantId: tenant.id, amountMinor: 10_000, currency: "KES" }),
+    );
+    const claim = { tenantId: tenant.id, key: "k-slow", requestHash: "h-slow" };
+    const held = () => core.store.state.idempotency.get(`${tenant.id}/${claim.key}`);
+    /** Another request's claim of the key, made once the first claim's lock has expired. */
+    const taker = { createdAt: "" };
+    const takeOver = async () => {
+      const first = held()!;
+      const later = new Date(Date.parse(first.lockedUntil) + 1);
+      taker.createdAt = later.toISOString();
+      await core.store.uow.run((tx) =>
+        tx.idempotency.claim({
+          ...first,
+          createdAt: later.toISOString(),
+          lockedUntil: new Date(later.getTime() + IDEMPOTENCY_LOCK_SECONDS * 1000).toISOString(),
+        }),
+      );
+    };
+    /** The store's unit of work, with the take-over slipped in before the n-th call of `which`. */
+    const uowTakenOverBefore = (which: "run" | "autocommit", n: number): UnitOfWork => {
+      let calls = 0;
+      const before = async () => {
+        if (++calls === n) await takeOver();
+      };
+      return {
+        run: async (work) => {
+          if (which === "run") await before();
+          return core.store.uow.run(work);
+        },
+        autocommit: async (work) => {
+          if (which === "autocommit") await before();
+          return core.store.uow.autocommit(work);
+        },
+      };
+    };
+    return { core, tenant, walletUid, claim, held, taker, uowTakenOverBefore };
+  }
+
+  it("the work rolls back and the request answers IdempotencyKeyInUse; the taker keeps the key", async () => {
+    const { core, tenant, walletUid, claim, held, taker, uowTakenOverBefore } = await world();
+    const journals = core.store.state.journals.length;
+    const e = await refusal(
+      runIdempotent(
+        uowTakenOverBefore("run", 1),
+        core.deps.clock,
+        claim,
+        async (tx) => {
+          const op = await creditWallet(core.deps, core.ctxFor(tenant), tx, {
+            walletUid,
+            amountMinor: 2_500,
+            currency: "KES",
+            clientReference: "slow-1",
+          });
+          return { status: 201, body: JSON.stringify(op) };
+        },
+        () => null,
+      ),
+    );
+    expect(e.code).toBe("IdempotencyKeyInUse");
+    expect(core.store.state.journals.length).toBe(journals);
+    expect([...core.store.state.operations.values()].some((o) => o.clientReference === "slow-1")).toBe(false);
+    // The taker's claim is neither completed nor released by the request it replaced.
+    expect(held()).toMatchObject({ state: "in_progress", response: null, createdAt: taker.createdAt });
+  });
+
+  it("a refusal is not stored over the taker's claim either", async () => {
+    const { core, claim, held, taker, uowTakenOverBefore } = await world();
+    // The first autocommit is the claim; the second would store the refusal.
+    const e = await refusal(
+      runIdempotent(
+        uowTakenOverBefore("autocommit", 2),
+        core.deps.clock,
+        claim,
+        async () => refuse("UnprocessableEntity", "refused"),
+        () => ({ status: 422, body: "refused" }),
+      ),
+    );
+    expect(e.code).toBe("IdempotencyKeyInUse");
+    expect(held()).toMatchObject({ state: "in_progress", response: null, createdAt: taker.createdAt });
+  });
+
+  it("without a take-over, both paths store their answer as before", async () => {
+    const { core, claim, held } = await world();
+    const outcome = await runIdempotent(
+      core.store.uow,
+      core.deps.clock,
+      claim,
+      async () => refuse("UnprocessableEntity", "refused"),
+      () => ({ status: 422, body: "refused" }),
+    );
+    expect(outcome).toEqual({ replayed: false, response: { status: 422, body: "refused" } });
+    expect(held()).toMatchObject({ state: "completed", response: { status: 422, body: "refused" } });
+  });
+});
