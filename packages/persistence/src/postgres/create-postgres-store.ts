@@ -15,6 +15,14 @@ export interface PostgresStoreOptions {
   /** Longest a caller waits for a pooled connection; default 10 s. */
   connectTimeoutMs?: number;
   /**
+   * Longest the client waits for the answer to a statement it sent; default the statement timeout
+   * plus 5 s. The server's statement timeout answers first while the server can be reached; this
+   * one bounds a silent network (a dropped route, a frozen host), where nothing ever answers: the
+   * connection is then destroyed, so the caller and everything queued on it fail (503) instead of
+   * waiting for TCP to give up.
+   */
+  readTimeoutMs?: number;
+  /**
    * Group commit (off by default): concurrent units of work share one transaction, each in its
    * own savepoint. Row locks are taken per savepoint inside that transaction, so two units of
    * work of one batch touching the same wallet simply run one after the other.
@@ -37,6 +45,7 @@ export function createPostgresStore({
   poolSize = 10,
   statementTimeoutMs = 30_000,
   connectTimeoutMs = 10_000,
+  readTimeoutMs = statementTimeoutMs + 5_000,
   groupCommit = false,
   preparedStatements = true,
 }: PostgresStoreOptions): Store {
@@ -49,6 +58,10 @@ export function createPostgresStore({
     // A transaction left open by a crashed caller must not hold row locks for ever.
     idle_in_transaction_session_timeout: 60_000,
     idleTimeoutMillis: 30_000,
+    query_timeout: readTimeoutMs,
+    // Idle connections to a vanished peer are found by TCP probes rather than by the next caller.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // A client losing its connection (server restart, admin shutdown) emits "error", idle or checked
   // out; unheard, that event would crash the process. The failure still reaches the caller as the
@@ -56,8 +69,32 @@ export function createPostgresStore({
   pool.on("error", () => {});
   pool.on("connect", (client) => {
     client.on("error", () => {});
+    destroyOnReadTimeout(client);
     if (preparedStatements) prepareTemplates(client);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return createSqlStore({ dialect: "postgres", db, isolation: "read committed", groupCommit });
+}
+
+/**
+ * node-postgres answers a statement past `query_timeout` with "Query read timeout" but keeps the
+ * connection, its statement still in flight: the next caller's statements would queue behind it
+ * and wait just as long, and the pool would hand the connection out again. The client is ended
+ * instead (its socket destroyed), so every statement on it fails at once (503) and the pool
+ * replaces it.
+ */
+function destroyOnReadTimeout(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise) {
+      return result.catch((e: unknown) => {
+        // end() marks the client ending at once (the pool drops it when it is released) and,
+        // with a statement still in flight, destroys the socket rather than waiting for it.
+        if (e instanceof Error && e.message === "Query read timeout") client.end().catch(() => {});
+        throw e;
+      });
+    }
+    return result;
+  };
 }

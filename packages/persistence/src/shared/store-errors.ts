@@ -73,6 +73,9 @@ const unavailableMessages = [
   "Cannot use a pool after calling end",
   "Client was closed and is not queryable",
   "The database connection is not open",
+  // No answer within the client's read timeout: the network went silent (the connection is then
+  // destroyed, see createPostgresStore).
+  "Query read timeout",
   // A prepared statement met a table migrated under it: the client prepares it again next time.
   "cached plan must not change result type",
 ];
