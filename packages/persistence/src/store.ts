@@ -38,6 +38,12 @@ export interface SqlStoreOptions {
    * `groupCommitUnitOfWork`). Absent or false: one transaction per `uow.run`.
    */
   groupCommit?: GroupCommitOptions | false;
+  /**
+   * A connection of its own for `migrate`, closed afterwards (Postgres: without the pool's
+   * statement and read timeouts, as a backfill over a large table may take minutes). Absent:
+   * migrations run on `db`.
+   */
+  openMigrationDb?: () => Kysely<Database>;
 }
 
 /** The one savepoint name: units of work in a batch run one after another, never nested. */
@@ -57,7 +63,13 @@ const rollbackAndRelease = CompiledQuery.raw(
   "rollback to savepoint wallet_unit_of_work; release savepoint wallet_unit_of_work",
 );
 
-export function createSqlStore({ dialect, db, isolation, groupCommit = false }: SqlStoreOptions): Store {
+export function createSqlStore({
+  dialect,
+  db,
+  isolation,
+  groupCommit = false,
+  openMigrationDb,
+}: SqlStoreOptions): Store {
   const housekeeping = newHousekeeping();
   const mapped = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -121,8 +133,13 @@ export function createSqlStore({ dialect, db, isolation, groupCommit = false }: 
     uow,
     migrate: () =>
       mapped(async () => {
-        const migrator = new Migrator({ db, provider: inCodeMigrationProvider(dialect) });
-        const { error, results } = await migrator.migrateToLatest();
+        const migrationDb = openMigrationDb?.() ?? db;
+        const { error, results } = await new Migrator({
+          db: migrationDb,
+          provider: inCodeMigrationProvider(dialect),
+        })
+          .migrateToLatest()
+          .finally(() => (migrationDb === db ? undefined : migrationDb.destroy()));
         if (error !== undefined) {
           const failed = results?.find((r) => r.status === "Error")?.migrationName;
           if (error instanceof Error && failed)

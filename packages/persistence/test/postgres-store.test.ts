@@ -24,6 +24,25 @@ import {
 
 const baseUrl = postgresTestUrl();
 
+describe.runIf(baseUrl)("Postgres store migrations", () => {
+  it("run on a connection of their own, outside the timeouts meant for requests", async () => {
+    const fresh = await createFreshPostgresDatabase(baseUrl!);
+    // A 1 ms statement timeout: the DDL and backfills of the migrations would not fit in it.
+    const store = createPostgresStore({ connectionString: fresh.url, poolSize: 1, statementTimeoutMs: 1 });
+    try {
+      await store.migrate();
+      const admin = new pg.Client({ connectionString: fresh.url });
+      await admin.connect();
+      const { rows } = await admin.query("select count(*)::int as n from kysely_migration");
+      await admin.end();
+      expect(rows[0].n).toBe(Object.keys(migrationsFor("postgres")).length);
+    } finally {
+      await store.close();
+      await fresh.drop();
+    }
+  });
+});
+
 describe.runIf(baseUrl)("Postgres store", () => {
   let fresh: FreshPostgresDatabase;
   let store: Store;

@@ -73,7 +73,25 @@ export function createPostgresStore({
     if (preparedStatements) prepareTemplates(client);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return createSqlStore({ dialect: "postgres", db, isolation: "read committed", groupCommit });
+  // Migrations (a backfill over every operation, say) may outrun the timeouts meant for requests.
+  const openMigrationDb = () => {
+    const one = new pg.Pool({
+      connectionString,
+      max: 1,
+      types: exactIntegerTypes,
+      connectionTimeoutMillis: connectTimeoutMs,
+      keepAlive: true,
+    });
+    one.on("error", () => {});
+    return new Kysely<Database>({ dialect: new PostgresDialect({ pool: one }) });
+  };
+  return createSqlStore({
+    dialect: "postgres",
+    db,
+    isolation: "read committed",
+    groupCommit,
+    openMigrationDb,
+  });
 }
 
 /**
