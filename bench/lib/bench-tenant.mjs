@@ -40,7 +40,13 @@ export function benchConfig({ apiKey, publicKeyPem, scopes, database }) {
         approvedKycLevels: ["bench"],
         // Enabled, so every credit writes its outbox event as in production; nothing delivers it
         // (the scheduler is off), so no traffic leaves the bench.
-        webhook: { url: "http://127.0.0.1:9/hooks", enabled: true, events: [] },
+        // (An enabled webhook needs a secret, as the config requires.)
+        webhook: {
+          url: "http://127.0.0.1:9/hooks",
+          enabled: true,
+          events: [],
+          secrets: [{ kid: "bench", secret: "bench-webhook-secret-0123456789abcdef" }],
+        },
         rateLimit: { perSecond: 1_000_000, burst: 1_000_000 },
       },
     ],
