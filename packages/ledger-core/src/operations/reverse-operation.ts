@@ -41,11 +41,11 @@ async function reopenAppliedSuspense(tx: Tx, op: Operation): Promise<void> {
  * to `reversed` with a reversing journal"): whatever the operation's journals moved, net per
  * account, goes back where it came from in one journal of kind `reversal` (charges included), and
  * the operation moves `completed -> reversed` (its `completedAt` stays; a provider block, if any,
- * reads `reversed`; a top-up applied from suspense reopens its suspense item). A wallet that no longer holds what goes back out of it refuses with 422
- * InsufficientFunds and nothing changes; an account no one protects (a rail's clearing, a
- * beneficiary) may go below zero, as the rail or the beneficiary then owes it. Reversing a
- * reversed operation answers its detail and posts nothing; any other state is 409. No event: the
- * spec's event list has no type for it.
+ * reads `reversed`; a top-up applied from suspense reopens its suspense item). A wallet that no
+ * longer holds what goes back out of it refuses with 422 InsufficientFunds and nothing changes;
+ * an account no one protects (a rail's clearing, a beneficiary) may go below zero, as the rail or
+ * the beneficiary then owes it. Reversing a reversed operation answers its detail and posts
+ * nothing; any other state is 409. No event: the spec's event list has no type for it.
  */
 export async function reverseOperation(
   deps: CoreDeps,

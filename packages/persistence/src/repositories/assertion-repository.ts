@@ -13,9 +13,8 @@ export function sqlAssertionRepository({ trx, housekeeping, dialect }: SqlContex
         // Held until the transaction ends: a concurrent use of the same sourceReference waits here
         // and then reads this one's record (READ COMMITTED: the next statement sees it). A
         // statement of its own, so the read below takes its snapshot after the lock is granted.
-        await sql`select pg_advisory_xact_lock(hashtextextended(${`${tenantId}/${sourceReference}`}, 0))`.execute(
-          trx,
-        );
+        const lockKey = `${tenantId}/${sourceReference}`;
+        await sql`select pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
       }
       const row = await trx
         .selectFrom("assertion_uses")
