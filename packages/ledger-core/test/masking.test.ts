@@ -68,15 +68,16 @@ describe("maskIdentifier", () => {
 });
 
 describe("normalizeIdentifier", () => {
-  it("compares emails without case, phone numbers by digits and '+', documents without spaces or case", () => {
-    expect(normalizeIdentifier("contact", "email", "  Amina@Example.COM ")).toBe("amina@example.com");
-    expect(normalizeIdentifier("contact", "Email", "Amina@Example.COM")).toBe("amina@example.com");
-    expect(normalizeIdentifier("contact", "MSISDN", "+254 (712) 345-678")).toBe("+254712345678");
-    expect(normalizeIdentifier("identity_document", "national_id", "ab 12 cd")).toBe("AB12CD");
+  it("compares emails without case, msisdn by digits and '+', anything else without spaces or case", () => {
+    expect(normalizeIdentifier("email", "  Amina@Example.COM ")).toBe("amina@example.com");
+    expect(normalizeIdentifier("Email", "Amina@Example.COM")).toBe("amina@example.com");
+    expect(normalizeIdentifier("MSISDN", "+254 (712) 345-678")).toBe("+254712345678");
+    expect(normalizeIdentifier("national_id", "ab 12 cd")).toBe("AB12CD");
+    // As before this rule was written down, so identifiers stored earlier keep matching.
+    expect(normalizeIdentifier("phone", "+254-712-345-678")).toBe("+254-712-345-678");
+    expect(normalizeIdentifier("email", "Jane@Example.com")).toBe("jane@example.com");
     // A "number" with no digit is compared as text, not as "" like every other such value.
-    expect(normalizeIdentifier("contact", "msisdn", "n/a")).toBe("N/A");
-    expect(normalizeIdentifier("contact", "msisdn", "unknown")).not.toBe(
-      normalizeIdentifier("contact", "msisdn", "n/a"),
-    );
+    expect(normalizeIdentifier("msisdn", "n/a")).toBe("N/A");
+    expect(normalizeIdentifier("msisdn", "unknown")).not.toBe(normalizeIdentifier("msisdn", "n/a"));
   });
 });

@@ -1,3 +1,4 @@
+import { openStore } from "@wallet/persistence";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../src/config/index.js";
 import type { RawConfig } from "./fixtures.js";
@@ -33,6 +34,7 @@ describe.each(databases)("a catalog that drops a KYC level in use, on $name", ({
       withTier2(c);
       c.kycLevels = c.kycLevels.filter((l: { code: string }) => l.code !== "tier_1");
       c.tenants[0].approvedKycLevels = ["tier_2"];
+      c.tenants[0].name = "Renamed by the refused file";
     });
     const refused = await start(dropped, databaseUrl).then(
       async (s) => {
@@ -42,6 +44,15 @@ describe.each(databases)("a catalog that drops a KYC level in use, on $name", ({
       (e: unknown) => e,
     );
     expect(refused).toBeInstanceOf(ConfigError);
+    // Refused before seeding: nothing of the file reached the database.
+    const store = openStore(databaseUrl);
+    try {
+      expect((await store.uow.run((tx) => tx.tenants.get("acme")))?.name).not.toBe(
+        "Renamed by the refused file",
+      );
+    } finally {
+      await store.close();
+    }
     expect((refused as Error).message).toBe(
       'config: kycLevels: missing "tier_1", which customers in the database hold (an approved or pending KYC version); a level in use cannot be removed',
     );

@@ -135,19 +135,6 @@ describe("parseConfig", () => {
       "config: feeSchedules[1].railCode: must be null for wallet_credit (only payout_b2c and topup_c2b go through a rail)",
     ],
     [
-      "an enabled webhook without a URL",
-      (c) => (c.tenants[0].webhook.url = null),
-      'config: tenants[0].webhook.url: required when "enabled" is true (set "enabled": false to turn it off)',
-    ],
-    [
-      "an enabled webhook without a secret (enabled defaults to true)",
-      (c) => {
-        delete c.tenants[0].webhook.enabled;
-        c.tenants[0].webhook.secrets = [];
-      },
-      'config: tenants[0].webhook.secrets: at least one secret when "enabled" is true (events are signed)',
-    ],
-    [
       "a signing key that is not Ed25519",
       (c) =>
         (c.tenants[0].signingKeys[0].publicKeyPem =

@@ -27,6 +27,30 @@ describe("seedFromConfig", () => {
     expect(key).toMatchObject({ kid: "k1", status: "active", tenantId: "acme" });
   });
 
+  it("refuses a new tenant whose enabled webhook has no URL or no secret; an existing one keeps the database's", async () => {
+    for (const [edit, message] of [
+      [
+        (w: { url: string | null }) => (w.url = null),
+        'config: tenants[0].webhook.url: required when "enabled" is true (set "enabled": false to turn it off)',
+      ],
+      [
+        (w: { secrets: unknown[] }) => (w.secrets = []),
+        'config: tenants[0].webhook.secrets: at least one secret when "enabled" is true (events are signed)',
+      ],
+    ] as const) {
+      const raw = designExample();
+      edit(raw.tenants[0].webhook);
+      const store = createMemoryStore();
+      await expect(seedFromConfig(store.uow, parseConfig(raw), clock)).rejects.toThrow(message);
+      expect(store.state.tenants.size).toBe(0);
+      // Seeded once with secrets, the tenant's webhook is the operator API's: the file's is ignored.
+      await seedFromConfig(store.uow, parseConfig(designExample()), clock);
+      await expect(seedFromConfig(store.uow, parseConfig(raw), clock)).resolves.toMatchObject({
+        inserted: [],
+      });
+    }
+  });
+
   it("is idempotent: a second run changes nothing", async () => {
     const store = createMemoryStore();
     const config = parseConfig(designExample());

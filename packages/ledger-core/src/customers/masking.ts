@@ -50,17 +50,19 @@ export function maskIdentifier(identifierClass: string, type: string, value: str
 
 /**
  * The normal form the blind index is computed over, so `+254 712…` and `+254712…`, or
- * `Jane@Example.com` and `jane@example.com`, collide. A phone number keeps its digits and `+` as
- * given: a national and an international form of one number do not collide (send E.164).
+ * `Jane@Example.com` and `jane@example.com`, collide. It goes by the type alone (without case),
+ * as it always has, so identifiers stored earlier keep matching: `email` without case, `msisdn`
+ * by its digits and `+` as given (a national and an international form of one number do not
+ * collide: send E.164), anything else without whitespace or case.
  */
-export function normalizeIdentifier(identifierClass: string, type: string, value: string): string {
+export function normalizeIdentifier(type: string, value: string): string {
   const v = value.trim();
-  const kind = identifierKind(identifierClass, type);
-  if (kind === "email") return v.toLowerCase();
-  if (kind === "phone") {
+  const t = canonicalIdentifierType(type);
+  if (t === "email") return v.toLowerCase();
+  if (t === "msisdn") {
     const digits = v.replace(/[^0-9+]/g, "");
     // A "number" without a digit is compared as text, not as the empty string every other one
-    // of its kind would also be.
+    // would also be.
     if (/[0-9]/.test(digits)) return digits;
   }
   return v.replace(/\s+/g, "").toUpperCase();

@@ -66,7 +66,7 @@ export function newIdentifier(
     blindIndex: deps.vault.blindIndex(
       tenantId,
       `${input.class}:${canonicalIdentifierType(input.type)}`,
-      normalizeIdentifier(input.class, input.type, input.value),
+      normalizeIdentifier(input.type, input.value),
     ),
     maskedValue: maskIdentifier(input.class, input.type, input.value),
     isPrimary: input.isPrimary ?? false,

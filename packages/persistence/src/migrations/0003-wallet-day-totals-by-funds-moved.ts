@@ -27,7 +27,7 @@ export function walletDayTotalsByFundsMovedMigration(dialect: SqlDialect): Migra
       await sql.raw(statement).execute(db);
     }
     await sql.raw("delete from wallet_day_totals").execute(db);
-    for (const statement of totalsTriggers(dialect, day)) {
+    for (const statement of totalsTriggers(dialect, day, { replace: true })) {
       await sql.raw(statement).execute(db);
     }
     await sql.raw(backfillTotals(day)).execute(db);

@@ -75,9 +75,10 @@ const postgresFunctions = { add: "wallet_day_totals_add_new", remove: "wallet_da
 
 /**
  * The triggers that keep `wallet_day_totals` by the UTC day of `day` (and, on Postgres, the
- * functions they run: `create or replace`, so a later migration can swap the day column).
+ * functions they run; `replace` for a later migration swapping the day column, as 0002 created
+ * them with a plain `create function`).
  */
-export function totalsTriggers(dialect: SqlDialect, day: DayColumn): string[] {
+export function totalsTriggers(dialect: SqlDialect, day: DayColumn, { replace = false } = {}): string[] {
   const actions = { add: apply(day, "new", "+"), remove: apply(day, "old", "-") };
   if (dialect === "sqlite") {
     return triggers(day).map(
@@ -86,7 +87,9 @@ export function totalsTriggers(dialect: SqlDialect, day: DayColumn): string[] {
     );
   }
   const functions = (["add", "remove"] as const).map(
-    (a) => `create or replace function ${postgresFunctions[a]}() returns trigger language plpgsql as $$
+    (
+      a,
+    ) => `create ${replace ? "or replace " : ""}function ${postgresFunctions[a]}() returns trigger language plpgsql as $$
       begin ${actions[a]}; return null; end $$`,
   );
   return functions.concat(

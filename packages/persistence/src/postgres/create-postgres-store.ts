@@ -19,7 +19,9 @@ export interface PostgresStoreOptions {
    * plus 5 s. The server's statement timeout answers first while the server can be reached; this
    * one bounds a silent network (a dropped route, a frozen host), where nothing ever answers: the
    * connection is then destroyed, so the caller and everything queued on it fail (503) instead of
-   * waiting for TCP to give up.
+   * waiting for TCP to give up. node-postgres starts the clock when a statement is queued on its
+   * connection, not when it is sent: statements a unit of work runs at once (`Promise.all`) share
+   * the budget, which is why it sits well above the statement timeout.
    */
   readTimeoutMs?: number;
   /**

@@ -151,14 +151,6 @@ export function crossCheck(config: WalletConfig): ConfigIssue[] {
           add(at("webhook", "secrets", j, "secret"), "must be at least 16 characters outside sandbox");
         }
       });
-      // As the operator API's PUT .../webhook: an enabled webhook needs somewhere to send and a
-      // secret to sign with, or every event is written and then fails without a POST.
-      if (tenant.webhook.enabled && tenant.webhook.url === null) {
-        add(at("webhook", "url"), 'required when "enabled" is true (set "enabled": false to turn it off)');
-      }
-      if (tenant.webhook.enabled && tenant.webhook.secrets.length === 0) {
-        add(at("webhook", "secrets"), 'at least one secret when "enabled" is true (events are signed)');
-      }
       tenant.webhook.events.forEach((e, j) => {
         if (tenant.webhook?.events.indexOf(e) !== j)
           add(at("webhook", "events", j), `duplicate event "${e}"`);

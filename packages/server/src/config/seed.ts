@@ -32,6 +32,7 @@ export async function seedFromConfig(
     for (const [i, t] of config.tenants.entries()) {
       const existing = await tx.tenants.getForUpdate(t.id);
       if (existing === null) {
+        assertDeliverableWebhook(t, i);
         await tx.tenants.upsert(toTenant(t, now));
         report.inserted.push(t.id);
       } else {
@@ -61,6 +62,27 @@ export async function seedFromConfig(
     }
   });
   return report;
+}
+
+/**
+ * The file's webhook of a tenant inserted now (after that, the operator API owns it), checked as
+ * the operator API's PUT .../webhook does: enabled, it needs somewhere to send and a secret to
+ * sign with, or every event would be written and then fail without a POST.
+ */
+function assertDeliverableWebhook(t: TenantConfig, i: number): void {
+  if (!t.webhook?.enabled) return;
+  if (t.webhook.url === null) {
+    throw new ConfigError(
+      `tenants[${i}].webhook.url`,
+      'required when "enabled" is true (set "enabled": false to turn it off)',
+    );
+  }
+  if (t.webhook.secrets.length === 0) {
+    throw new ConfigError(
+      `tenants[${i}].webhook.secrets`,
+      'at least one secret when "enabled" is true (events are signed)',
+    );
+  }
 }
 
 /** The existing tenant with the fields the file owns taken from the file. */

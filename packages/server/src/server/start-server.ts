@@ -159,8 +159,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let jobContext: JobContext;
   try {
     await store.migrate();
-    const seeded = await seedFromConfig(store.uow, options.config, clock);
+    // Before seeding: a refused file must leave nothing of itself in the database.
     await assertCatalogCoversStore(store.uow, options.config);
+    const seeded = await seedFromConfig(store.uow, options.config, clock);
     logger.info({ dialect: store.dialect, ...seeded }, "store ready");
     core = createCoreDeps(options.config, options.piiKeys, clock);
     const dispatcher = createWebhookDispatcher({
