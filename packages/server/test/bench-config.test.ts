@@ -1,7 +1,9 @@
 import { generateKeyPairSync } from "node:crypto";
 import { scopes } from "@wallet/ledger-core";
+import { createFixedClock, createMemoryStore } from "@wallet/ledger-core/memory";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../src/config/index.js";
+import { assertCatalogCoversStore } from "../src/config/catalog-in-use.js";
+import { parseConfig, seedFromConfig } from "../src/config/index.js";
 
 /** The bench belongs to no package (and has no types); its ledger server starts from this config. */
 const { benchConfig } = (await import(
@@ -16,7 +18,7 @@ const { benchConfig } = (await import(
 };
 
 describe("the bench's server config", () => {
-  it("is a valid config, so a change to the config rules cannot break `pnpm bench` unseen", () => {
+  it("is a valid config that seeds a fresh database, so a stricter rule cannot break `pnpm bench` unseen", async () => {
     const publicKeyPem = generateKeyPairSync("ed25519")
       .publicKey.export({ type: "spki", format: "pem" })
       .toString();
@@ -25,6 +27,11 @@ describe("the bench's server config", () => {
         benchConfig({ apiKey: "bench-api-key-0001", publicKeyPem, scopes, database }),
       );
       expect(config.tenants.map((t) => t.id)).toEqual(["bench"]);
+      // What the bench's server does at start, on an empty database.
+      const store = createMemoryStore();
+      await assertCatalogCoversStore(store.uow, config);
+      const clock = createFixedClock("2026-11-24T00:00:00.000Z");
+      expect((await seedFromConfig(store.uow, config, clock)).inserted).toEqual(["bench"]);
     }
   });
 });
