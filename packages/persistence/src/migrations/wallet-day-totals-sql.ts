@@ -86,10 +86,9 @@ export function totalsTriggers(dialect: SqlDialect, day: DayColumn, { replace = 
       begin ${actions[t.action]}; end`,
     );
   }
+  const create = replace ? "create or replace function" : "create function";
   const functions = (["add", "remove"] as const).map(
-    (
-      a,
-    ) => `create ${replace ? "or replace " : ""}function ${postgresFunctions[a]}() returns trigger language plpgsql as $$
+    (a) => `${create} ${postgresFunctions[a]}() returns trigger language plpgsql as $$
       begin ${actions[a]}; return null; end $$`,
   );
   return functions.concat(
