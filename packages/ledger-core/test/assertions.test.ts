@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Assertion, AssertionCheck, CustomerView, DomainError, Tenant } from "../src/index.js";
+import type { Assertion, AssertionCheck, CustomerView, Tenant } from "../src/index.js";
 import { BINDING_TEMPLATE, bindingCanonical, onboardCustomer, validateAssertion } from "../src/index.js";
-import { createCore, onboardingInput, tenantFixture } from "./support/core.js";
+import { createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
 
 const vectors: { cases: Record<string, string | number>[] } = JSON.parse(
   readFileSync(new URL("../../../docs/vectors/transaction-binding.json", import.meta.url), "utf8"),
@@ -25,15 +25,6 @@ describe("transaction binding vectors", () => {
     expect(sha(canonical)).toBe(c.hash);
   });
 });
-
-const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as DomainError;
-  }
-  throw new Error("expected a refusal");
-};
 
 describe("validateAssertion", () => {
   let core: ReturnType<typeof createCore>;

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { DomainError, Tenant } from "../src/index.js";
+import type { Tenant } from "../src/index.js";
 import {
   accountKeys,
   creditWallet,
@@ -10,16 +10,7 @@ import {
   getWalletBalance,
   onboardCustomer,
 } from "../src/index.js";
-import { createCore, onboardingInput, tenantFixture } from "./support/core.js";
-
-const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as DomainError;
-  }
-  throw new Error("expected a refusal");
-};
+import { createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
 
 describe("wallet credits", () => {
   let core: ReturnType<typeof createCore>;

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CustomerView, DomainError, Tenant } from "../src/index.js";
+import type { CustomerView, Tenant } from "../src/index.js";
 import {
   addAgreement,
   addIdentifier,
@@ -15,16 +15,8 @@ import {
   submitKycVersion,
   updateIdentifier,
 } from "../src/index.js";
-import { createCore, onboardingInput, tenantFixture } from "./support/core.js";
+import { createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
 
-const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as DomainError;
-  }
-  throw new Error("expected a refusal");
-};
 const kyc = (
   tierCode: string,
   reviewType: "upgrade" | "downgrade" | "periodic_review" | "event_driven_review",

@@ -4,7 +4,6 @@ import type {
   Assertion,
   CreatePayoutInput,
   CustomerView,
-  DomainError,
   FeeQuote,
   PayoutOutcome,
   Tenant,
@@ -27,18 +26,9 @@ import {
   reportPayoutResult,
   reverseOperation,
 } from "../src/index.js";
-import { createCore, onboardingInput, railsCatalog, tenantFixture } from "./support/core.js";
+import { createCore, onboardingInput, railsCatalog, refusal, tenantFixture } from "./support/core.js";
 
 const sha = (s: string) => createHash("sha256").update(Buffer.from(s, "utf8")).digest("hex");
-
-const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as DomainError;
-  }
-  throw new Error("expected a refusal");
-};
 
 const RAIL = "sandbox_mobile";
 const APPROVED = ["sandbox_mobile", "sandbox_bank", "sandbox_off", "sandbox_usd"];

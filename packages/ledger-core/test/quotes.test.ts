@@ -1,16 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { DomainError, Tenant } from "../src/index.js";
+import type { Tenant } from "../src/index.js";
 import { onboardCustomer, quoteFees } from "../src/index.js";
-import { createCore, onboardingInput, tenantFixture } from "./support/core.js";
-
-const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as DomainError;
-  }
-  throw new Error("expected a refusal");
-};
+import { createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
 
 describe("fee quotes", () => {
   let core: ReturnType<typeof createCore>;

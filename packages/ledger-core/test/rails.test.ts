@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CustomerView, DomainError, OperationView, RailPaymentInput, Tenant } from "../src/index.js";
+import type { CustomerView, OperationView, RailPaymentInput, Tenant } from "../src/index.js";
 import {
   createTopupIntent,
   creditWallet,
@@ -16,16 +16,14 @@ import {
   resolveSuspense,
   reverseOperation,
 } from "../src/index.js";
-import { catalog, createCore, onboardingInput, railsCatalog, tenantFixture } from "./support/core.js";
-
-const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as DomainError;
-  }
-  throw new Error("expected a refusal");
-};
+import {
+  catalog,
+  createCore,
+  onboardingInput,
+  railsCatalog,
+  refusal,
+  tenantFixture,
+} from "./support/core.js";
 
 const RAIL = "sandbox_mobile";
 const APPROVED = ["sandbox_mobile", "sandbox_bank"];

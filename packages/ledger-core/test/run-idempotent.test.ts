@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   creditWallet,
-  type DomainError,
   fundPrefund,
   IDEMPOTENCY_LOCK_SECONDS,
   onboardCustomer,
@@ -10,16 +9,7 @@ import {
   type Tenant,
   type UnitOfWork,
 } from "../src/index.js";
-import { createCore, onboardingInput, tenantFixture } from "./support/core.js";
-
-const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as DomainError;
-  }
-  throw new Error("expected a refusal");
-};
+import { createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
 
 /**
  * A request that runs past its claim's lock while another request takes the key over (the taker

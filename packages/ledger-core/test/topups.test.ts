@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CreateTopupIntentInput, CustomerView, DomainError, Tenant } from "../src/index.js";
+import type { CreateTopupIntentInput, CustomerView, Tenant } from "../src/index.js";
 import {
   createTopupIntent,
   creditWallet,
@@ -14,16 +14,14 @@ import {
   luhnCheckDigit,
   onboardCustomer,
 } from "../src/index.js";
-import { createCore, nodeHasher, onboardingInput, railsCatalog, tenantFixture } from "./support/core.js";
-
-const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as DomainError;
-  }
-  throw new Error("expected a refusal");
-};
+import {
+  createCore,
+  nodeHasher,
+  onboardingInput,
+  railsCatalog,
+  refusal,
+  tenantFixture,
+} from "./support/core.js";
 
 const APPROVED = ["sandbox_mobile", "sandbox_bank", "sandbox_collect_off", "sandbox_off", "sandbox_usd"];
 

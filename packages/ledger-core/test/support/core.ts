@@ -1,5 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Catalog, CoreDeps, FeeSchedule, Rail, RequestContext, Tenant, Tx } from "../../src/index.js";
+import type {
+  Catalog,
+  CoreDeps,
+  DomainError,
+  FeeSchedule,
+  Rail,
+  RequestContext,
+  Tenant,
+  Tx,
+} from "../../src/index.js";
 import { createUlidGenerator, scopes } from "../../src/index.js";
 import { createMemoryStore, createSteppingClock, createTestVault } from "../../src/memory/index.js";
 
@@ -191,3 +200,13 @@ export const railsCatalog = (extra: Partial<Catalog> = {}): Catalog => ({
   feeSchedules: [...catalog.feeSchedules, payoutFeeSchedule],
   ...extra,
 });
+
+/** The refusal a use case ends with; fails the test when it resolves instead. */
+export const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
+  try {
+    await p;
+  } catch (e) {
+    return e as DomainError;
+  }
+  throw new Error("expected a refusal");
+};

@@ -1,12 +1,5 @@
 import { createHash } from "node:crypto";
-import type {
-  Assertion,
-  CreateMandateInput,
-  CustomerView,
-  DomainError,
-  IdGenerator,
-  Tenant,
-} from "../../src/index.js";
+import type { Assertion, CreateMandateInput, CustomerView, IdGenerator, Tenant } from "../../src/index.js";
 import { creditWallet, fundPrefund, onboardCustomer } from "../../src/index.js";
 import { createFixedClock } from "../../src/memory/index.js";
 import { createCore, onboardingInput, tenantFixture } from "./core.js";
@@ -28,14 +21,7 @@ export const bindingHash = (v: {
 export const BINDING_CANONICAL =
   "customerUid|walletUid|amountMinor|currency|destinationIdentifierUid|clientReference";
 
-export const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as DomainError;
-  }
-  throw new Error("expected a refusal");
-};
+export { refusal } from "./core.js";
 
 export const START = "2026-11-22T10:00:00.000Z";
 
