@@ -101,6 +101,8 @@ describe("GET /openapi.json: OpenAPI 3.1 generated from the validating schemas",
       maximum: Number.MAX_SAFE_INTEGER,
     });
     expect(schema.properties.metadata).toMatchObject({ type: "object" });
+    // Characters are code points on both sides: JSON Schema's minLength/maxLength, our check.
+    expect(schema.properties.clientReference).toEqual({ type: "string", minLength: 1, maxLength: 200 });
     expect(op.parameters).toContainEqual({ $ref: "#/components/parameters/IdempotencyKey" });
     expect(op.security).toEqual([{ ApiKey: [], KeyId: [], Timestamp: [], Signature: [] }]);
     // The document changes when the schema does: it is derived, not written by hand.

@@ -123,6 +123,18 @@ describe("request validation: strict, with JSON paths", () => {
     await expect400(await h.call(acme, "POST", CUSTOMERS, { body: evidence }), "kyc.evidence");
   });
 
+  it("counts characters in code points, as the document's maxLength does", async () => {
+    const credit = (clientReference: string) =>
+      h.call(acme, "POST", CREDITS, {
+        body: { walletUid: "wal_1", amountMinor: 1, currency: "KES", clientReference },
+      });
+    // 200 emoji are 400 UTF-16 units but 200 characters: past validation (the wallet is unknown).
+    expect((await credit("\u{1F600}".repeat(200))).status).toBe(404);
+    await expect400(await credit("\u{1F600}".repeat(201)), "clientReference", "at most 200 characters");
+    await expect400(await credit(`${"x".repeat(199)}\u{1F600}\u{1F600}`), "clientReference", /at most 200/);
+    await expect400(await credit(""), "clientReference", "must not be empty");
+  });
+
   it("refuses a hostile nesting without crashing", async () => {
     const rawBody = `{"walletUid":"w","amountMinor":1,"currency":"KES","clientReference":"c","metadata":${"[".repeat(50_000)}${"]".repeat(50_000)}}`;
     const res = await h.call(acme, "POST", CREDITS, { rawBody });

@@ -65,6 +65,7 @@ export * from "./shared/ids.js";
 export * from "./shared/jcs.js";
 export * from "./shared/money.js";
 export * from "./shared/ports.js";
+export * from "./shared/text.js";
 export * from "./shared/time.js";
 export * from "./store/unit-of-work.js";
 export * from "./tenants/catalog.js";

@@ -459,11 +459,13 @@ describe("mandates", () => {
       expect((await refusal(revoke(c.uid, { reason: "x" }))).code).toBe("Conflict");
     });
 
-    it("refuses an empty or over-long reason", async () => {
+    it("refuses an empty or over-long reason, counted in characters", async () => {
       const m = await create(w.mandateInput(w.alice));
       expect((await refusal(revoke(m.uid, { reason: "" }))).code).toBe("InvalidRequest");
       expect((await refusal(revoke(m.uid, { reason: "r".repeat(501) }))).code).toBe("InvalidRequest");
-      await revoke(m.uid, { reason: "r".repeat(500) });
+      expect((await refusal(revoke(m.uid, { reason: "\u{1F4B8}".repeat(501) }))).code).toBe("InvalidRequest");
+      // Characters are code points: 500 emoji (1,000 UTF-16 units) are a valid reason.
+      await revoke(m.uid, { reason: "\u{1F4B8}".repeat(500) });
     });
   });
 

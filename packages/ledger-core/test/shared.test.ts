@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import {
   addMinor,
   canonicalJson,
+  codePointCount,
   createUlidGenerator,
+  hasCodePointsBetween,
   idPrefixes,
   iso,
   percentOfRoundHalfUp,
@@ -45,6 +47,30 @@ describe("money", () => {
   it("refuses to overflow", () => {
     expect(() => addMinor(Number.MAX_SAFE_INTEGER, 1)).toThrow(/overflow/);
     expect(addMinor(1, 2, 3)).toBe(6);
+  });
+});
+
+describe("text length in code points", () => {
+  it("counts what Array.from counts, lone surrogates included", () => {
+    expect(codePointCount("")).toBe(0);
+    expect(codePointCount("\u{1F600}a")).toBe(2);
+    expect(codePointCount("\uD83D")).toBe(1);
+    expect(codePointCount("\uDE00\uD83D")).toBe(2);
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 40 }), (s) => {
+        expect(codePointCount(s)).toBe(Array.from(s).length);
+      }),
+    );
+  });
+
+  it("bounds agree with the full count, fast path or not", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 30 }), fc.nat(20), fc.nat(20), (s, a, b) => {
+        const [min, max] = a <= b ? [a, b] : [b, a];
+        const n = Array.from(s).length;
+        expect(hasCodePointsBetween(s, min, max)).toBe(n >= min && n <= max);
+      }),
+    );
   });
 });
 

@@ -34,6 +34,11 @@ describe("parseConfig", () => {
     expect(config.tenants[0]?.signingKeys[0]?.kid).toBe("k1");
   });
 
+  it("counts a name's characters in code points, as the API does", () => {
+    const name = "\u{1F3E6}".repeat(200);
+    expect(parseConfig(edited((c) => (c.tenants[0].name = name))).tenants[0]?.name).toBe(name);
+  });
+
   it("applies the defaults of a minimal file", () => {
     const c = designExample();
     delete c.sandbox;
@@ -98,6 +103,12 @@ describe("parseConfig", () => {
       "config: kycLevels[0].monthlyOutLimitMinor: expected a safe integer >= 0 or null",
     ],
     ["a missing required key", (c) => delete c.tenants[0].name, "config: tenants[0].name: is required"],
+    ["an empty name", (c) => (c.tenants[0].name = ""), "config: tenants[0].name: must not be empty"],
+    [
+      "a name over 200 characters (code points)",
+      (c) => (c.tenants[0].name = "\u00e9".repeat(201)),
+      "config: tenants[0].name: must be at most 200 characters",
+    ],
     [
       "plain API key outside sandbox",
       (c) => (c.sandbox = false),

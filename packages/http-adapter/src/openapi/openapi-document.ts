@@ -1,19 +1,25 @@
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import type { RouteEntry } from "../routes/route-entry.js";
-import { errorBodySchema, jsonObjectSchema } from "../validation/common-schemas.js";
+import { type CodePointBounds, errorBodySchema, jsonObjectSchema } from "../validation/common-schemas.js";
 
 /** JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) of a valibot schema. */
 export function jsonSchemaOf(schema: v.GenericSchema): JsonSchema {
-  // `check` actions (free-form object caps) have no JSON Schema form; their description says it.
-  // `transform` actions (query text to numbers, booleans, normalized times) change the parsed
+  // A `check` counting code points is JSON Schema's minLength/maxLength (which count code points).
+  // Other `check` actions (free-form object caps) have no JSON Schema form; their description says
+  // it. `transform` actions (query text to numbers, booleans, normalized times) change the parsed
   // value, not what a client sends, which is what the document describes.
   const { $schema: _dialect, ...rest } = toJsonSchema(schema, {
     target: "draft-2020-12",
-    ignoreActions: ["check", "transform"],
+    ignoreActions: ["transform"],
     errorMode: "throw",
     overrideSchema: ({ valibotSchema }) =>
       valibotSchema === jsonObjectSchema ? { type: "object" } : undefined,
+    overrideAction: ({ valibotAction, jsonSchema }) => {
+      if (valibotAction.type !== "check") return undefined;
+      const bounds = (valibotAction as { codePoints?: CodePointBounds }).codePoints;
+      return bounds ? { ...jsonSchema, minLength: bounds.min, maxLength: bounds.max } : jsonSchema;
+    },
   });
   return rest;
 }

@@ -1,3 +1,4 @@
+import { codePointCount, hasCodePointsBetween } from "@wallet/ledger-core";
 import * as v from "valibot";
 import { boundInstantMs, TIMESTAMP_MESSAGE } from "./time-bounds.js";
 
@@ -5,12 +6,32 @@ import { boundInstantMs, TIMESTAMP_MESSAGE } from "./time-bounds.js";
 export const FREE_FORM_BYTES_MAX = 16 * 1024;
 export const FREE_FORM_DEPTH_MAX = 8;
 
-/** A string of `min..max` characters. Every string has a ceiling. */
+/** What an action counting code points carries, for the OpenAPI document's minLength/maxLength. */
+export interface CodePointBounds {
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * A string of `min..max` characters, counted in code points as the document's JSON Schema counts
+ * them (valibot's `maxLength` counts UTF-16 units: 500 emoji would be 1,000). Every string has a
+ * ceiling.
+ */
 export const boundedString = (min: number, max: number) =>
   v.pipe(
     v.string(),
-    v.minLength(min, min === 1 ? "must not be empty" : `must be at least ${min} characters`),
-    v.maxLength(max, `must be at most ${max} characters`),
+    Object.assign(
+      v.check(
+        (s: string) => hasCodePointsBetween(s, min, max),
+        (issue) =>
+          codePointCount(issue.input) < min
+            ? min === 1
+              ? "must not be empty"
+              : `must be at least ${min} characters`
+            : `must be at most ${max} characters`,
+      ),
+      { codePoints: { min, max } satisfies CodePointBounds },
+    ),
   );
 
 /** Amounts of money in minor units: a safe integer 1 .. 2^53-1. Floats, strings, 0 and negatives are refused. */

@@ -2,6 +2,7 @@ import type { CoreDeps, RequestContext } from "../app/context.js";
 import type { Assertion } from "../assertions/model.js";
 import { validateAssertion } from "../assertions/validate-assertion.js";
 import { refuse } from "../shared/errors.js";
+import { hasCodePointsBetween } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { loadWalletParty } from "../wallets/movement.js";
@@ -29,7 +30,7 @@ export async function revokeMandate(
   uid: string,
   input: RevokeMandateInput,
 ): Promise<MandateView> {
-  if (input.reason.length === 0 || input.reason.length > REVOCATION_REASON_LENGTH_MAX) {
+  if (!hasCodePointsBetween(input.reason, 1, REVOCATION_REASON_LENGTH_MAX)) {
     refuse("InvalidRequest", "reason must be 1 to 500 characters", [
       { field: "reason", issue: "1 to 500 characters" },
     ]);

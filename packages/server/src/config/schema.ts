@@ -1,4 +1,11 @@
-import { eventTypes, payoutOutcomes, scopes, signingKeyStatuses, tenantStatuses } from "@wallet/ledger-core";
+import {
+  eventTypes,
+  hasCodePointsBetween,
+  payoutOutcomes,
+  scopes,
+  signingKeyStatuses,
+  tenantStatuses,
+} from "@wallet/ledger-core";
 import * as v from "valibot";
 
 /*
@@ -26,11 +33,12 @@ const money = integer(0);
 const limitOrNull = v.nullable(integer(0, MAX_SAFE, true));
 const bps = integer(0, 10_000);
 
+/** Characters are code points, as in the API (`hasCodePointsBetween`). */
 const text = (max = 200) =>
   v.pipe(
     v.string("expected a string"),
-    v.minLength(1, "must not be empty"),
-    v.maxLength(max, `must be at most ${max} characters`),
+    v.check((s) => s.length > 0, "must not be empty"),
+    v.check((s) => hasCodePointsBetween(s, 0, max), `must be at most ${max} characters`),
   );
 
 const pattern = (re: RegExp, what: string) =>
