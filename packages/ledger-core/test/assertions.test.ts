@@ -96,6 +96,11 @@ describe("validateAssertion", () => {
       "AuthorizationInsufficient",
     ],
     [
+      "authenticated more than 300 s ahead of the service's clock",
+      () => ({ authenticatedAt: "2026-11-22T10:06:00.000Z", expiresAt: "2026-11-22T10:15:00.000Z" }),
+      "AuthorizationInsufficient",
+    ],
+    [
       "single factor above the threshold",
       () => ({ assuranceLevel: "single_factor", factor2Type: undefined }),
       "AuthorizationInsufficient",
@@ -127,6 +132,12 @@ describe("validateAssertion", () => {
   ] as const)("refuses %s", async (_name, overrides, code) => {
     expect((await refusal(validate(assertion(overrides() as Partial<Assertion>)))).code).toBe(code);
     expect(core.store.state.assertionUses).toHaveLength(0);
+  });
+
+  it("accepts an authenticatedAt up to 300 s ahead (the requests' clock tolerance)", async () => {
+    await validate(
+      assertion({ authenticatedAt: "2026-11-22T10:05:00.000Z", expiresAt: "2026-11-22T10:15:00.000Z" }),
+    );
   });
 
   it("below the threshold accepts a single factor without a binding", async () => {

@@ -500,6 +500,64 @@ describe("mandates", () => {
     });
   });
 
+  describe("before the jobs have run", () => {
+    const setStatus = (uid: string, status: "suspended" | "active") =>
+      w.core.run((tx) => setMandateStatus(w.core.deps, tx, uid, status));
+    const eventsOf = (uid: string) =>
+      w
+        .outbox()
+        .filter((e) => e.resourceUid === uid)
+        .map((e) => e.type);
+
+    it("a mandate past validTo is expired to revoke, replace and the operator: 409, nothing written", async () => {
+      const validTo = "2026-11-22T10:00:30.000Z";
+      const a = await create(w.mandateInput(w.alice, { clientReference: "a", validTo }));
+      const b = await create(w.mandateInput(w.alice, { clientReference: "b", validTo }));
+      await setStatus(b.uid, "suspended");
+      w.clock.advanceMs(30_000); // exactly validTo: the instant it expires (the job uses <=)
+      const before = counts();
+
+      const revoked = await refusal(revoke(a.uid, { reason: "too late" }));
+      expect([revoked.code, revoked.message]).toEqual(["Conflict", "The mandate is already expired"]);
+      const replaced = await refusal(
+        create(w.mandateInput(w.alice, { clientReference: "a2", replacesMandateUid: a.uid })),
+      );
+      expect([replaced.code, replaced.message]).toEqual([
+        "Conflict",
+        "The mandate to replace is already expired",
+      ]);
+      expect((await refusal(setStatus(a.uid, "suspended"))).code).toBe("Conflict");
+      expect((await refusal(setStatus(b.uid, "active"))).code).toBe("Conflict");
+      expect(counts()).toEqual(before);
+      expect(stored(a.uid).status).toBe("active"); // reads show the stored status until the job
+
+      // The job then writes what the routes already answered, with its event.
+      expect(await w.core.run((tx) => expireDueMandates(w.core.deps, tx, validTo, 100))).toBe(2);
+      expect(eventsOf(a.uid)).toEqual(["mandate.created", "mandate.expired"]);
+      expect(eventsOf(b.uid)).toEqual(["mandate.created", "mandate.status_changed", "mandate.expired"]);
+    });
+
+    it("one millisecond before validTo the routes still act", async () => {
+      const validTo = "2026-11-22T10:00:30.000Z";
+      const a = await create(w.mandateInput(w.alice, { clientReference: "a", validTo }));
+      w.clock.advanceMs(29_999);
+      expect((await revoke(a.uid, { reason: "in time" })).status).toBe("revoked");
+    });
+
+    it("a pending mandate past validFrom is active to the operator", async () => {
+      const m = await create(w.mandateInput(w.alice, { validFrom: "2026-11-22T10:00:05.000Z" }));
+      expect(m.status).toBe("pending");
+      expect((await refusal(setStatus(m.uid, "suspended"))).code).toBe("Conflict");
+      w.clock.advanceMs(5_000);
+      expect((await setStatus(m.uid, "suspended")).status).toBe("suspended");
+      // The activation job leaves a suspended mandate alone.
+      expect(
+        await w.core.run((tx) => activateDueMandates(w.core.deps, tx, "2026-11-22T10:00:05.000Z", 100)),
+      ).toBe(0);
+      expect(stored(m.uid).status).toBe("suspended");
+    });
+  });
+
   describe("expiry job", () => {
     it("expires pending, active and suspended mandates at validTo, once, with mandate.expired", async () => {
       const validTo = "2026-12-01T00:00:00.000Z";

@@ -8,6 +8,12 @@ export const BINDING_TEMPLATE =
 
 /** Default maximum lifetime of an assertion (expiresAt - authenticatedAt). */
 export const ASSERTION_LIFETIME_SECONDS_MAX = 600;
+/**
+ * How far ahead of the service's clock an assertion's authenticatedAt may be: the spec's
+ * timestamp tolerance for requests. An authentication dated later has not happened yet; taken at
+ * its word it would keep its 10-minute lifetime for as long as it is dated ahead.
+ */
+export const ASSERTION_CLOCK_SKEW_SECONDS_MAX = 300;
 
 export interface TransactionBinding {
   hash: string;

@@ -3,7 +3,12 @@ import { refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Assertion, BindingValues } from "./model.js";
-import { ASSERTION_LIFETIME_SECONDS_MAX, BINDING_TEMPLATE, bindingCanonical } from "./model.js";
+import {
+  ASSERTION_CLOCK_SKEW_SECONDS_MAX,
+  ASSERTION_LIFETIME_SECONDS_MAX,
+  BINDING_TEMPLATE,
+  bindingCanonical,
+} from "./model.js";
 
 export interface AssertionCheck {
   /** The customer the request acts for. */
@@ -54,6 +59,8 @@ export async function validateAssertion(
   if (expiresAt - authenticatedAt > ASSERTION_LIFETIME_SECONDS_MAX * 1000)
     insufficient("The assertion lives longer than 10 minutes");
   if (expiresAt <= now.getTime()) insufficient("The assertion has expired");
+  if (authenticatedAt > now.getTime() + ASSERTION_CLOCK_SKEW_SECONDS_MAX * 1000)
+    insufficient("The assertion is authenticated in the future");
 
   const aboveThreshold = check.amountMinor !== null && check.amountMinor > check.twoFactorThresholdMinor;
   if (aboveThreshold && assertion.assuranceLevel === "single_factor") {

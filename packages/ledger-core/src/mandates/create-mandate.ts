@@ -11,7 +11,7 @@ import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import type { AmountRule, Mandate, MandateFrequency } from "./model.js";
-import { collectingBeneficiary, emitMandateEvent, isTerminalMandate, revokeMandateRecord } from "./rules.js";
+import { assertMandateOpen, collectingBeneficiary, emitMandateEvent, revokeMandateRecord } from "./rules.js";
 import type { MandateView } from "./views.js";
 import { toMandateView } from "./views.js";
 
@@ -110,9 +110,7 @@ export async function createMandate(
       { field: "validTo", issue: "must be in the future" },
     ]);
   }
-  if (replaced && isTerminalMandate(replaced)) {
-    refuse("Conflict", `The mandate to replace is already ${replaced.status}`);
-  }
+  if (replaced) assertMandateOpen(replaced, now, "The mandate to replace");
   // On POST /mandates there is no amount to bind: a binding is only shape-checked.
   await validateAssertion(deps, ctx, tx, input.assertion, {
     customerUid: customer.uid,

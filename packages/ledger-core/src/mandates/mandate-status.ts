@@ -3,7 +3,7 @@ import { notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { MandateStatus } from "./model.js";
-import { emitMandateEvent } from "./rules.js";
+import { emitMandateEvent, mandateStatusAsOf } from "./rules.js";
 import type { MandateView } from "./views.js";
 import { toMandateView } from "./views.js";
 
@@ -15,7 +15,8 @@ const requiredFrom: Record<"suspended" | "active", MandateStatus> = {
 
 /**
  * Operator: PATCH /admin/mandates/{uid} with `suspended` (from active) or `active` (from
- * suspended); anything else is 409. Event mandate.status_changed.
+ * suspended), going by the status at this instant (`mandateStatusAsOf`); anything else is 409.
+ * Event mandate.status_changed.
  */
 export async function setMandateStatus(
   deps: CoreDeps,
@@ -24,11 +25,13 @@ export async function setMandateStatus(
   status: "suspended" | "active",
 ): Promise<MandateView> {
   const mandate = (await tx.mandates.getAny(uid)) ?? notFound("Mandate");
-  if (mandate.status !== requiredFrom[status]) {
-    refuse("Conflict", `A ${mandate.status} mandate cannot become ${status}`);
+  const now = deps.clock.now();
+  const current = mandateStatusAsOf(mandate, now);
+  if (current !== requiredFrom[status]) {
+    refuse("Conflict", `A ${current} mandate cannot become ${status}`);
   }
   const tenant = (await tx.tenants.get(mandate.tenantId)) ?? notFound("Tenant");
-  const at = iso(deps.clock.now());
+  const at = iso(now);
   mandate.status = status;
   mandate.updatedAt = at;
   await tx.mandates.update(mandate);

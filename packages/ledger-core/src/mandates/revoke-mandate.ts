@@ -7,7 +7,7 @@ import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { loadWalletParty } from "../wallets/movement.js";
 import { loadMandate } from "./read-mandates.js";
-import { emitMandateEvent, isTerminalMandate, revokeMandateRecord } from "./rules.js";
+import { assertMandateOpen, emitMandateEvent, revokeMandateRecord } from "./rules.js";
 import type { MandateView } from "./views.js";
 import { toMandateView } from "./views.js";
 
@@ -36,7 +36,7 @@ export async function revokeMandate(
     ]);
   }
   const mandate = await loadMandate(tx, ctx, uid);
-  if (isTerminalMandate(mandate)) refuse("Conflict", `The mandate is already ${mandate.status}`);
+  assertMandateOpen(mandate, deps.clock.now());
   const assertion = input.assertion ?? null;
   if (assertion) {
     const { level } = await loadWalletParty(deps, tx, ctx.tenant.id, mandate.walletUid);

@@ -6,11 +6,31 @@ import { utcDayStart, utcIsoWeekStart, utcMonthStart } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Beneficiary, Catalog } from "../tenants/catalog.js";
 import type { Tenant } from "../tenants/model.js";
-import type { Mandate, MandateFrequency } from "./model.js";
+import type { Mandate, MandateFrequency, MandateStatus } from "./model.js";
 import { terminalMandateStatuses } from "./model.js";
 import { mandateEventData } from "./views.js";
 
 export const isTerminalMandate = (m: Mandate): boolean => terminalMandateStatuses.includes(m.status);
+
+/**
+ * A mandate's status at `now` for the routes that change it (revoke, replace, the operator's
+ * suspend and resume): the stored status, except that a mandate whose validTo has passed is
+ * `expired` and a pending one whose validFrom has passed is `active`, before the jobs have written
+ * it. Their answers thus never depend on when the jobs last ran; reads show the stored status,
+ * and the expiry job still writes it and emits mandate.expired.
+ */
+export function mandateStatusAsOf(m: Mandate, now: Date): MandateStatus {
+  if (isTerminalMandate(m)) return m.status;
+  if (m.validTo !== null && Date.parse(m.validTo) <= now.getTime()) return "expired";
+  if (m.status === "pending" && Date.parse(m.validFrom) <= now.getTime()) return "active";
+  return m.status;
+}
+
+/** 409 when the mandate is revoked, expired or completed at `now` (see mandateStatusAsOf). */
+export function assertMandateOpen(m: Mandate, now: Date, what = "The mandate"): void {
+  const status = mandateStatusAsOf(m, now);
+  if (terminalMandateStatuses.includes(status)) refuse("Conflict", `${what} is already ${status}`);
+}
 
 /** The beneficiary a mandate pays, if the catalog holds one set up to collect mandate debits (else 422). */
 export function collectingBeneficiary(catalog: Catalog, entityCode: string): Beneficiary {

@@ -32,6 +32,7 @@ import {
   type Model,
   mandateDebitable,
   mandateDebitsSince,
+  mandateStatusNow,
   movementRefusal,
   nextSeq,
   periodStart,
@@ -441,7 +442,8 @@ class CreateMandate extends Base {
 }
 
 const hasMandates = (m: Readonly<Model>) => m.mandates.length > 0;
-const terminal = (md: MMandate) => md.status === "revoked" || md.status === "completed";
+const terminal = (m: Readonly<Model>, md: MMandate) =>
+  ["revoked", "completed", "expired"].includes(mandateStatusNow(m, md));
 
 class RevokeMandate extends Base {
   constructor(readonly k: number) {
@@ -451,7 +453,7 @@ class RevokeMandate extends Base {
   async act(m: Model, r: Real) {
     const md = pick(m.mandates, this.k);
     const o = await write(m, r, "revoke", { mandateUid: md.uid, reason: "customer asked" });
-    const view = expectOutcome(o, terminal(md) ? "Conflict" : "ok");
+    const view = expectOutcome(o, terminal(m, md) ? "Conflict" : "ok");
     if (!view) return;
     expect(view.status).toBe("revoked");
     md.status = "revoked";
@@ -470,7 +472,7 @@ class SetMandateStatus extends Base {
   async act(m: Model, r: Real) {
     const md = pick(m.mandates, this.k);
     const result = await operator(r, (tx) => setMandateStatus(r.deps, tx, md.uid, this.status));
-    const allowed = md.status === (this.status === "suspended" ? "active" : "suspended");
+    const allowed = mandateStatusNow(m, md) === (this.status === "suspended" ? "active" : "suspended");
     expect(refusedWith(result)).toBe(allowed ? null : "Conflict");
     if (allowed) md.status = this.status;
   }

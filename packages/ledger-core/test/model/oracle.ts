@@ -275,6 +275,17 @@ export function mandateDebitsSince(m: Model, mandateUid: string, sinceMs: number
   ).length;
 }
 
+/**
+ * The status the routes that change a mandate go by (the model runs no mandate jobs): past
+ * validTo it is expired, a pending one past validFrom is active.
+ */
+export function mandateStatusNow(m: Model, md: MMandate): MMandate["status"] | "expired" {
+  if (md.status === "revoked" || md.status === "completed") return md.status;
+  if (md.validToMs !== null && md.validToMs <= m.nowMs) return "expired";
+  if (md.status === "pending" && md.validFromMs <= m.nowMs) return "active";
+  return md.status;
+}
+
 /** Active (or pending past validFrom) and inside validFrom <= now < validTo. */
 export const mandateDebitable = (m: Model, md: MMandate) =>
   (md.status === "active" || md.status === "pending") &&
