@@ -61,7 +61,7 @@ interface LogRow {
 
 describe.each(databases)("webhook delivery on $name", ({ url, skip }) => {
   it.skipIf(skip)(
-    "delivers a signed wallet_credit.completed under the rotated secret, logs it, and re-queues a failed event",
+    "delivers a signed wallet_credit.completed under the previous secret during the overlap, logs it, and re-queues a failed event",
     async () => {
       const receiver = await startReceiver();
       const server = await start(e2eConfig(), await url(cleanups));
@@ -103,10 +103,14 @@ describe.each(databases)("webhook delivery on $name", ({ url, skip }) => {
         expect(Date.now() - startedAt).toBeLessThan(5_000);
         const event = verifyWebhook(delivery.body, delivery.headers, [old, current]);
         expect(event.type).toBe("wallet_credit.completed");
-        expect(delivery.headers["x-webhook-key-id"]).toBe(current.kid);
+        // The first secret signs; the second takes over when the first one's 24 h overlap ends, so
+        // a receiver still holding only the first secret keeps working meanwhile.
+        expect(delivery.headers["x-webhook-key-id"]).toBe(old.kid);
         expect(JSON.stringify(event.data)).toContain(credit.uid);
-        // Signed with the newest secret: a receiver knowing only the old one refuses it.
-        expect(() => verifyWebhook(delivery.body, delivery.headers, [old])).toThrow(WebhookVerificationError);
+        expect(verifyWebhook(delivery.body, delivery.headers, [old]).id).toBe(event.id);
+        expect(() => verifyWebhook(delivery.body, delivery.headers, [current])).toThrow(
+          WebhookVerificationError,
+        );
         // The customer.created event was filtered out when it was written: one POST only.
         expect(receiver.received).toHaveLength(1);
 
@@ -164,7 +168,8 @@ describe.each(databases)("webhook delivery on $name", ({ url, skip }) => {
         expect(receiver.received).toHaveLength(3);
         expect(receiver.received[2]?.body).toBe(failedBody);
         expect(
-          verifyWebhook(receiver.received[2]?.body ?? "", receiver.received[2]?.headers ?? {}, [current]).id,
+          verifyWebhook(receiver.received[2]?.body ?? "", receiver.received[2]?.headers ?? {}, [old, current])
+            .id,
         ).toBe(failed.eventId);
         expect((await client.admin("POST", `/webhook-events/${failed.eventId}/retry`)).status).toBe(409);
         expect((await client.admin("POST", "/webhook-events/evt_nope/retry")).status).toBe(404);

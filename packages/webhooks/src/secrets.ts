@@ -16,19 +16,31 @@ const timeOf = (iso: string): number => {
 };
 
 /**
- * The secret that signs at `now`: the newest by `createdAt` that is not in the future (a rotated
- * secret signs from its creation). When every secret is dated in the future (a clock skew at
- * seeding), the earliest of them, so delivery does not stall. Null when there is no secret.
+ * The secret that signs at `now`. A secret that replaced another signs from `overlapSeconds` after
+ * its `createdAt`, the instant its predecessor stops verifying; until then the predecessor signs,
+ * so a receiver has the whole overlap to install the new secret before any delivery needs it (the
+ * spec: "the old kid keeps working for 24 hours"). A tenant's first secret signs from its creation.
+ * When no secret has started (every one dated in the future: a clock skew at seeding), the
+ * earliest, so delivery does not stall. Null when there is no secret.
  */
-export function signingSecretOf(webhook: Pick<WebhookConfig, "secrets">, now: Date): WebhookSecret | null {
+export function signingSecretOf(
+  webhook: Pick<WebhookConfig, "secrets">,
+  now: Date,
+  overlapSeconds = webhookSecretOverlapSeconds,
+): WebhookSecret | null {
   const sorted = [...webhook.secrets].sort((a, b) => timeOf(a.createdAt) - timeOf(b.createdAt));
-  const current = sorted.filter((s) => timeOf(s.createdAt) <= now.getTime()).at(-1);
+  const signsFrom = (i: number) => timeOf(sorted[i]!.createdAt) + (i === 0 ? 0 : overlapSeconds * 1000);
+  let current: WebhookSecret | undefined;
+  sorted.forEach((secret, i) => {
+    if (signsFrom(i) <= now.getTime()) current = secret;
+  });
   return current ?? sorted[0] ?? null;
 }
 
 /**
- * When each secret stops verifying: `overlapSeconds` after the next newer secret was created;
- * null for the newest (it has no end). Receivers and pruning use the same rule.
+ * When each secret stops verifying: `overlapSeconds` after the next newer secret was created, the
+ * instant that one starts signing; null for the newest (it has no end). Receivers and pruning use
+ * the same rule.
  */
 export function secretValidUntil(
   secrets: readonly Pick<WebhookSecret, "kid" | "createdAt">[],
@@ -44,8 +56,8 @@ export function secretValidUntil(
 }
 
 /**
- * Adds a new signing secret (pure; returns a new config). The new secret signs from its
- * `createdAt`; the previous one keeps verifying for 24 h; secrets whose overlap had already ended
+ * Adds a new signing secret (pure; returns a new config). The previous one keeps signing for 24 h
+ * and the new one signs from then on (`signingSecretOf`); secrets whose overlap had already ended
  * at `createdAt` are dropped so the list stays short. Refuses a reused kid (Conflict) and a
  * malformed kid, secret or date (InvalidRequest).
  *
@@ -104,8 +116,8 @@ export function newWebhookSecret(now: Date): WebhookSecret {
 }
 
 /**
- * The operator's `POST /admin/tenants/{tenantId}/webhook/secrets`: creates a random secret, makes
- * it the signing one from `now`, stores the tenant, and returns the secret (shown once; never
+ * The operator's `POST /admin/tenants/{tenantId}/webhook/secrets`: creates a random secret, which
+ * signs from `now` if it is the tenant's first and 24 h later otherwise, stores the tenant, and returns the secret (shown once; never
  * logged). NotFound for an unknown tenant.
  *
  * @example

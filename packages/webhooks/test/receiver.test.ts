@@ -8,6 +8,7 @@ import {
   defaultRetryScheduleSeconds,
   planAttemptResult,
   rotateWebhookSecret,
+  secretValidUntil,
   signaturesEqual,
   signingSecretOf,
   signWebhook,
@@ -201,6 +202,15 @@ describe("verifyWebhook", () => {
     expect(reasonOf(() => check("old", rotatedAt + 86_400))).toBe("retired_kid");
     expect(reasonOf(() => check("old", rotatedAt + 90_000))).toBe("retired_kid");
     expect(check("new", rotatedAt + 90_000).id).toBe("evt_01");
+    // The overlap is judged at the signing time: the service's last delivery signed with the old
+    // secret, a second before the new one takes over, still verifies when it arrives after.
+    const lastOld = headersFor(body, list[0]!.secret, "old", rotatedAt + 86_399);
+    expect(verifyWebhook(body, lastOld, list, { nowSeconds: rotatedAt + 86_420 }).id).toBe("evt_01");
+    // ...but a signature dated ahead of now by the tolerance cannot stretch it further.
+    const datedAhead = headersFor(body, list[0]!.secret, "old", rotatedAt + 86_400);
+    expect(reasonOf(() => verifyWebhook(body, datedAhead, list, { nowSeconds: rotatedAt + 86_300 }))).toBe(
+      "retired_kid",
+    );
     // An explicit retiredAt ends a secret too.
     const retired = [{ ...list[1]!, retiredAt: new Date((rotatedAt + 100) * 1000).toISOString() }];
     expect(
@@ -216,7 +226,7 @@ describe("verifyWebhook", () => {
 describe("secret rotation", () => {
   const base = tenantFixture("acme", "http://127.0.0.1:9/hooks").webhook;
 
-  it("adds the new secret, which signs from its creation, without touching the input", () => {
+  it("adds the new secret, which signs once the old one's 24 h overlap ends, without touching the input", () => {
     const before = structuredClone(base);
     const next = rotateWebhookSecret(base, {
       kid: "wh2",
@@ -225,8 +235,25 @@ describe("secret rotation", () => {
     });
     expect(base).toEqual(before);
     expect(next.secrets.map((s) => s.kid)).toEqual(["wh1", "wh2"]);
-    expect(signingSecretOf(next, new Date("2026-11-22T09:59:59.999Z"))?.kid).toBe("wh1");
-    expect(signingSecretOf(next, new Date("2026-11-22T10:00:00.000Z"))?.kid).toBe("wh2");
+    // The old kid keeps signing for the overlap: a receiver has a day to install the new secret.
+    expect(signingSecretOf(next, new Date("2026-11-22T10:00:00.000Z"))?.kid).toBe("wh1");
+    expect(signingSecretOf(next, new Date("2026-11-23T09:59:59.999Z"))?.kid).toBe("wh1");
+    expect(signingSecretOf(next, new Date("2026-11-23T10:00:00.000Z"))?.kid).toBe("wh2");
+    // The signer changes exactly when the old secret stops verifying.
+    expect(secretValidUntil(next.secrets).get("wh1")).toEqual(new Date("2026-11-23T10:00:00.000Z"));
+    // A second rotation within the overlap: each secret signs in turn, a day after its creation.
+    const third = rotateWebhookSecret(next, {
+      kid: "wh3",
+      secret: "s3-0123456789abcdef",
+      createdAt: "2026-11-22T12:00:00.000Z",
+    });
+    expect(signingSecretOf(third, new Date("2026-11-23T11:59:59.999Z"))?.kid).toBe("wh2");
+    expect(signingSecretOf(third, new Date("2026-11-23T12:00:00.000Z"))?.kid).toBe("wh3");
+    // A tenant's first secret signs from its creation; none is null.
+    const first = {
+      secrets: [{ kid: "only", secret: "s0-0123456789abcdef", createdAt: "2026-11-22T10:00:00.000Z" }],
+    };
+    expect(signingSecretOf(first, new Date("2026-11-22T10:00:00.000Z"))?.kid).toBe("only");
     expect(signingSecretOf({ secrets: [] }, new Date())).toBeNull();
   });
 
@@ -299,7 +326,7 @@ describe("secret rotation", () => {
 });
 
 describe("adding a tenant's webhook secret", () => {
-  it("stores a random secret that signs from now and keeps the old one for the overlap", async () => {
+  it("stores a random secret that signs once the old one's overlap ends", async () => {
     const { uow } = createMemoryStore();
     await uow.run((tx) => tx.tenants.upsert(tenantFixture("acme", "http://127.0.0.1:9/hooks")));
     const now = new Date("2026-11-22T10:00:00.000Z");
@@ -309,7 +336,8 @@ describe("adding a tenant's webhook secret", () => {
     expect(created.secret.length).toBeGreaterThanOrEqual(40);
     const stored = await uow.run((tx) => tx.tenants.get("acme"));
     expect(stored?.webhook.secrets.map((s) => s.kid)).toEqual(["wh1", created.kid]);
-    expect(signingSecretOf(stored!.webhook, now)).toEqual(created);
+    expect(signingSecretOf(stored!.webhook, now)?.kid).toBe("wh1");
+    expect(signingSecretOf(stored!.webhook, new Date(now.getTime() + 86_400_000))).toEqual(created);
     const another = await addTenantWebhookSecret(uow, "acme", new Date(now.getTime() + 1000));
     expect(another.secret).not.toBe(created.secret);
     await expect(addTenantWebhookSecret(uow, "nobody", now)).rejects.toMatchObject({ code: "NotFound" });
