@@ -154,6 +154,29 @@ describe("wallet credits", () => {
     await credit(1_000_000, "cr-c"); // exactly the maximum is allowed
   });
 
+  it("applies the maximum balance to what the wallet holds after paying its charges", async () => {
+    core.deps.catalog = {
+      ...core.deps.catalog,
+      feeSchedules: [
+        {
+          ruleCode: "credit_fee",
+          versionNo: 1,
+          operationType: "wallet_credit",
+          railCode: null,
+          currency: "KES",
+          components: [{ label: "Credit fee", type: "flat", amountMinor: 10, refundable: false }],
+        },
+      ],
+    };
+    await credit(7_000_000, "cr-a"); // holds 6_999_990
+    // 6_999_990 + 3_000_021 - 10 = 10_000_001: one over the maximum.
+    expect((await refusal(credit(3_000_021, "cr-over"))).code).toBe("MaxBalanceExceeded");
+    // 6_999_990 + 3_000_020 - 10 = 10_000_000: exactly the maximum, which the gross amount passes.
+    await credit(3_000_020, "cr-fits");
+    const balance = await core.run((tx) => getWalletBalance(core.deps, core.ctxFor(acme), tx, walletUid));
+    expect(balance.currentMinor).toBe(10_000_000);
+  });
+
   it("refuses a credit above the single transaction limit", async () => {
     expect((await refusal(credit(7_000_001, "big"))).code).toBe("LimitExceeded");
   });

@@ -307,6 +307,39 @@ describe("inbound rail payments, expiry and suspense", () => {
       expect((await pay(i)).matched).toBe(true);
     });
 
+    it("the maximum balance applies to what the wallet holds after the top-up's charges", async () => {
+      await core.run((tx) =>
+        fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 20_000_000, currency: "KES" }),
+      );
+      await core.run((tx) =>
+        creditWallet(core.deps, ctx(), tx, {
+          walletUid,
+          amountMinor: 6_000_000,
+          currency: "KES",
+          clientReference: "c1",
+        }),
+      );
+      core.deps.catalog = railsCatalog({
+        feeSchedules: [
+          {
+            ruleCode: "topup_std",
+            versionNo: 1,
+            operationType: "topup_c2b",
+            railCode: null,
+            currency: "KES",
+            components: [{ label: "Collection fee", type: "flat", amountMinor: 100, refundable: false }],
+          },
+        ],
+      });
+      // 6_000_000 + 4_000_101 - 100 = 10_000_001: one over; the intent is refused.
+      expect((await refusal(intent({ amountMinor: 4_000_101 }))).code).toBe("MaxBalanceExceeded");
+      // 6_000_000 + 4_000_100 - 100 = 10_000_000: issued, and its payment credits the wallet.
+      const i = await intent({ amountMinor: 4_000_100 });
+      expect(await pay(i)).toMatchObject({ matched: true, suspenseUid: null });
+      expect((await balance()).currentMinor).toBe(10_000_000);
+      await balanced();
+    });
+
     it("a credit beyond the KYC level's maximum balance or limits, reached after the intent was issued", async () => {
       await core.run((tx) =>
         fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 20_000_000, currency: "KES" }),

@@ -55,7 +55,15 @@ export async function creditWallet(
   // clientReference's unique index when inserting, then gets 409 too.
   await assertClientReferenceUnused(tx, tenantId, "wallet_credit", input.clientReference);
   assertWalletCurrency(wallet, input.currency);
-  await assertMovementAllowed(tx, party, "inbound", input.amountMinor, now, balances);
+  await assertMovementAllowed(
+    tx,
+    party,
+    "inbound",
+    input.amountMinor,
+    now,
+    balances,
+    charges.feeMinor + charges.taxMinor,
+  );
   const entries = entriesOf([
     { from: prefund, to: walletKey, amountMinor: input.amountMinor, label: "amount" },
     ...chargeTransfers(tenantId, walletKey, charges.breakdown),

@@ -13,6 +13,11 @@ export interface LimitCheck {
   dailyTotalMinor: number;
   /** Sum of accepted outbound movements since the start of the UTC calendar month. */
   monthlyOutTotalMinor: number;
+  /**
+   * Inbound only: the charges (fee + tax) the wallet pays out of what it receives, so the balance
+   * after the movement is current + amount - charges (default 0).
+   */
+  inboundChargesMinor?: number;
 }
 
 export type LimitBreach = "maxSingleTxn" | "aggregateDaily" | "monthlyOut" | "maxBalance";
@@ -32,7 +37,11 @@ export function findLimitBreach(c: LimitCheck): LimitBreach | null {
   ) {
     return "monthlyOut";
   }
-  if (c.direction === "inbound" && c.currentBalanceMinor + amountMinor > level.maxBalanceMinor)
+  // "Result within the wallet's maximum balance" (spec): what the wallet holds afterwards.
+  if (
+    c.direction === "inbound" &&
+    c.currentBalanceMinor + amountMinor - (c.inboundChargesMinor ?? 0) > level.maxBalanceMinor
+  )
     return "maxBalance";
   return null;
 }

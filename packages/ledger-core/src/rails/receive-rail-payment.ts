@@ -116,13 +116,16 @@ async function evaluate(deps: CoreDeps, tx: Tx, input: RailPaymentInput, now: Da
   invariant(op, "the intent still exists");
   if (op.state !== "pending_provider") return suspense(op.state === "failed" ? "expired" : "intent_closed");
 
+  const { charges } = topupDetailsOf(op);
   const entries = entriesOf([
     { from: clearingKey, to: walletKey, amountMinor: op.amountMinor, label: "amount" },
-    ...chargeTransfers(op.tenantId, walletKey, topupDetailsOf(op).charges),
+    ...chargeTransfers(op.tenantId, walletKey, charges),
   ]);
+  const chargesMinor = charges.reduce((sum, c) => sum + c.amountMinor, 0);
   const refused =
-    (await refusalReason(() => assertMovementAllowed(tx, party, "inbound", op.amountMinor, now, balances))) ??
-    (await refusalReason(() => assertCovered(balances, entries, () => "InsufficientFunds")));
+    (await refusalReason(() =>
+      assertMovementAllowed(tx, party, "inbound", op.amountMinor, now, balances, chargesMinor),
+    )) ?? (await refusalReason(() => assertCovered(balances, entries, () => "InsufficientFunds")));
   return refused ? suspense(refused) : { kind: "match", op, entries, locked: balances };
 }
 

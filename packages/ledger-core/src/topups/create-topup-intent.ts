@@ -94,13 +94,21 @@ export async function createTopupIntent(
   // when it arrives (a refusal then puts it in suspense).
   const walletKeys = [accountKeys.wallet(wallet.uid), accountKeys.walletHold(wallet.uid)];
   const balances = await tx.ledger.balances(wallet.currency, walletKeys);
-  await assertMovementAllowed(tx, party, "inbound", input.amountMinor, now, balances);
+  // Fixed now so the intent shows what the payment will cost; charged when the payment matches.
+  const charges = chargesFor(deps.catalog, "topup_c2b", wallet.currency, rail.code, input.amountMinor);
+  await assertMovementAllowed(
+    tx,
+    party,
+    "inbound",
+    input.amountMinor,
+    now,
+    balances,
+    charges.feeMinor + charges.taxMinor,
+  );
 
   const at = iso(now);
   const uid = deps.ids.next("operation");
   const intentReference = await drawIntentReference(deps, tx, uid);
-  // Fixed now so the intent shows what the payment will cost; charged when the payment matches.
-  const charges = chargesFor(deps.catalog, "topup_c2b", wallet.currency, rail.code, input.amountMinor);
   const details: TopupDetails = {
     railCode: rail.code,
     payerInstructions: rail.payerInstructions?.replaceAll("{reference}", intentReference) ?? null,

@@ -50,6 +50,8 @@ export async function assertMovementAllowed(
   amountMinor: number,
   now: Date,
   lockedBalances: ReadonlyMap<string, number>,
+  /** Inbound: the charges the wallet pays out of the amount (see LimitCheck.inboundChargesMinor). */
+  inboundChargesMinor = 0,
 ): Promise<void> {
   const { wallet, customer, level } = party;
   assertCanMove(wallet.status, customer.status, direction);
@@ -69,5 +71,6 @@ export async function assertMovementAllowed(
     currentBalanceMinor: current,
     dailyTotalMinor,
     monthlyOutTotalMinor,
+    inboundChargesMinor,
   });
 }

@@ -330,13 +330,18 @@ const creditBody = (q: CreditRequest) => ({
  * wallet pays the credit's charges out of what it receives (InsufficientFunds only when they
  * exceed the amount and what the wallet already holds).
  */
+const feeAndTax = (type: Parameters<typeof chargesOf>[0], amount: number) => {
+  const ch = chargesOf(type, amount);
+  return ch.fee + ch.tax;
+};
+
 function expectCredit(m: Model, q: CreditRequest): ErrorCode | "ok" {
   const ch = chargesOf("wallet_credit", q.amount);
   return clientReferenceUsed(m, "wallet_credit", q.ref)
     ? "Conflict"
     : q.currency !== CURRENCY
       ? "CurrencyMismatch"
-      : (movementRefusal(m, q.c, "inbound", q.amount) ??
+      : (movementRefusal(m, q.c, "inbound", q.amount, ch.fee + ch.tax) ??
         (balanceOf(m, accounts.prefund) < q.amount
           ? "FundingNotPositioned"
           : available(m, q.c.walletUid) + q.amount - ch.fee - ch.tax < 0
@@ -767,7 +772,7 @@ class TopupIntent extends Base {
     // An intent is issued only for a payment the wallet could receive now (statuses, then limits).
     const expected: ErrorCode | "ok" = clientReferenceUsed(m, "topup_c2b", ref)
       ? "Conflict"
-      : (movementRefusal(m, c, "inbound", this.amount) ?? "ok");
+      : (movementRefusal(m, c, "inbound", this.amount, feeAndTax("topup_c2b", this.amount)) ?? "ok");
     const view = expectOutcome(o, expected);
     if (!view) return;
     const expiresAtMs = m.nowMs + (this.lifetimeSeconds ?? 3_600) * 1_000;
@@ -840,7 +845,7 @@ class RailPayment extends Base {
       this.mode === "exact" &&
       op.state === "pending_provider" &&
       m.nowMs < intent.expiresAtMs &&
-      movementRefusal(m, c, "inbound", amount) === null &&
+      movementRefusal(m, c, "inbound", amount, charges) === null &&
       available(m, op.walletUid) + amount - charges >= 0;
     expect(result.matched, `payment ${this.mode} on ${op.state} intent`).toBe(matches);
     if (matches) {

@@ -248,6 +248,8 @@ export function movementRefusal(
   c: MCustomer,
   direction: Direction,
   amount: number,
+  /** Inbound: the charges the wallet pays out of the amount; the maximum applies to the result. */
+  inboundCharges = 0,
 ): ErrorCode | null {
   const status = statusRefusal(c, direction);
   if (status) return status;
@@ -262,7 +264,8 @@ export function movementRefusal(
   )
     return "LimitExceeded";
   const current = balanceOf(m, accounts.wallet(c.walletUid)) + balanceOf(m, accounts.hold(c.walletUid));
-  if (direction === "inbound" && current + amount > level.maxBalanceMinor) return "MaxBalanceExceeded";
+  if (direction === "inbound" && current + amount - inboundCharges > level.maxBalanceMinor)
+    return "MaxBalanceExceeded";
   return null;
 }
 
