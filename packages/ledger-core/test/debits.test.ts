@@ -158,6 +158,26 @@ describe("POST /wallet-debits", () => {
     expect(events[0]!.body).not.toContain("Amina");
   });
 
+  it("reads no monthly outbound sum for a level without a monthly limit (it could pass 2^53 - 1)", async () => {
+    // The SQL stores refuse to read a sum past 2^53 - 1 (RangeError): a read nothing needs must
+    // not be able to turn every debit of a busy wallet into a 500.
+    const uow = w.core.store.uow;
+    const run = uow.run.bind(uow);
+    const reads: string[] = [];
+    uow.run = (work) =>
+      run((tx) => {
+        const operations = Object.create(tx.operations) as typeof tx.operations;
+        operations.sumForWallet = async (walletUid, sinceIso, direction) => {
+          reads.push(direction);
+          if (direction === "outbound") throw new RangeError("exceeds 2^53-1 and cannot be read exactly");
+          return tx.operations.sumForWallet(walletUid, sinceIso, direction);
+        };
+        return work({ ...tx, operations });
+      });
+    expect((await debit(request())).state).toBe("completed"); // alice: tier_1, monthlyOutLimitMinor null
+    expect(reads).toEqual(["both"]);
+  });
+
   it("lists a component that rounds to zero but posts no zero line", async () => {
     const op = await debit(request({ amountMinor: 99 }));
     expect(op.feeMinor).toBe(1_000);

@@ -58,9 +58,11 @@ export async function assertMovementAllowed(
   const current =
     (lockedBalances.get(accountKeys.wallet(wallet.uid)) ?? 0) +
     (lockedBalances.get(accountKeys.walletHold(wallet.uid)) ?? 0);
+  // The month's outbound sum is read only when a monthly limit applies: unbounded by a limit, it
+  // could pass 2^53 - 1 (which the SQL stores refuse to read inexactly), and it is one read less.
   const [dailyTotalMinor, monthlyOutTotalMinor] = await Promise.all([
     tx.operations.sumForWallet(wallet.uid, iso(utcDayStart(now)), "both"),
-    direction === "outbound"
+    direction === "outbound" && level.monthlyOutLimitMinor !== null
       ? tx.operations.sumForWallet(wallet.uid, iso(utcMonthStart(now)), "outbound")
       : 0,
   ]);
