@@ -32,6 +32,9 @@ describe("retry policy", () => {
     expect(parseRetryAfterMs("Wed, 31 Dec 2025 00:00:00 GMT", now)).toBe(0);
     expect(parseRetryAfterMs(null, now)).toBeUndefined();
     expect(parseRetryAfterMs("soon", now)).toBeUndefined();
+    // Not delay-seconds nor an HTTP-date: the backoff applies (Date.parse reads "1.5" as 2001).
+    for (const odd of ["1.5", "0.5", "-1", "2026-01-01", "1e3"])
+      expect(parseRetryAfterMs(odd, now), odd).toBeUndefined();
   });
 
   it("prefers the server's Retry-After, capped", () => {

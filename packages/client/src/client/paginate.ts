@@ -5,11 +5,12 @@ export interface Page<T> {
 }
 
 export interface IterateOptions {
-  /** Stop after this many pages (a bound on one iteration). Default 1 000. */
+  /**
+   * Stop after this many pages, even if more remain (a bound you choose on one iteration).
+   * Default: none; every page is walked.
+   */
   maxPages?: number;
 }
-
-const pagesMaxDefault = 1_000;
 /** The service's largest page: iterating needs fewer round trips with it. */
 export const PAGE_LIMIT_MAX = 100;
 
@@ -26,8 +27,8 @@ export async function* iteratePages<T>(
   firstPage: number,
   options: IterateOptions = {},
 ): AsyncGenerator<T, void, undefined> {
-  const pagesMax = options.maxPages ?? pagesMaxDefault;
-  if (!Number.isSafeInteger(pagesMax) || pagesMax < 1) {
+  const pagesMax = options.maxPages ?? Number.POSITIVE_INFINITY;
+  if (options.maxPages !== undefined && (!Number.isSafeInteger(pagesMax) || pagesMax < 1)) {
     throw new TypeError("iterate: maxPages must be a positive integer");
   }
   const seen = new Set<string>();

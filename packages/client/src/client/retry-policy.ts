@@ -60,6 +60,9 @@ export function parseRetryAfterMs(value: string | null, nowMs: number = Date.now
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Otherwise only an HTTP-date (RFC 9110: "Sun, 06 Nov 1994 08:49:37 GMT"). Date.parse alone
+  // would read "1.5" as a day in 2001 and retry at once; anything else falls back to the backoff.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
