@@ -438,6 +438,31 @@ describe("inbound rail payments, expiry and suspense", () => {
       await balanced();
     });
 
+    it("an expired intent shows no charges: none were taken", async () => {
+      core.deps.catalog = railsCatalog({
+        feeSchedules: [
+          {
+            ruleCode: "topup_std",
+            versionNo: 1,
+            operationType: "topup_c2b",
+            railCode: null,
+            currency: "KES",
+            components: [{ label: "Collection fee", type: "flat", amountMinor: 300, refundable: false }],
+          },
+        ],
+      });
+      const i = await intent({ expiresInSeconds: 60 });
+      expect(i.feeMinor).toBe(300);
+      advanceSeconds(120);
+      const asOf = core.deps.clock.now().toISOString();
+      expect(await core.run((tx) => expireTopups(core.deps, tx, asOf, 100))).toBe(1);
+      const d = await core.run((tx) => getOperationDetail(core.deps, ctx(), tx, i.uid));
+      expect(d).toMatchObject({ state: "failed", feeMinor: 0, taxMinor: 0 });
+      expect(stored(i.uid).feeBreakdown).toEqual([]);
+      expect(events("topup.expired")[0].data.operation).toMatchObject({ feeMinor: 0, taxMinor: 0 });
+      expect(account("fees:acme")).toBe(0);
+    });
+
     it("takes at most `limit` per run and uses asOf, not the clock", async () => {
       for (let n = 0; n < 3; n++) await intent({ expiresInSeconds: 60 });
       const early = new Date(Date.parse(core.deps.clock.now().toISOString()) + 30_000).toISOString();

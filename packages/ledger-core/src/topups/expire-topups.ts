@@ -12,7 +12,8 @@ export const EXPIRE_TOPUPS_LIMIT_MAX = 1000;
 
 /**
  * Job expire-topups: intents still pending_provider whose expiresAt <= asOf become failed, with
- * provider state failed (the provider will not pay against them any more) and event topup.expired.
+ * provider state failed (the provider will not pay against them any more), no charges (none were
+ * taken) and event topup.expired.
  * Idempotent: an intent already completed or failed is skipped. Returns how many expired.
  *
  * A payment racing the expiry: both take the wallet's account lock before reading the intent, so
@@ -45,6 +46,11 @@ export async function expireTopups(deps: CoreDeps, tx: Tx, asOfIso: string, limi
     invariant(tenant, "an operation's tenant exists");
     const at = iso(deps.clock.now());
     if (op.provider) op.provider = { ...op.provider, state: "failed", lastUpdatedAt: at };
+    // Its charges were a price quoted for the payment, never taken: the statement and the
+    // operation show none, as for a mandate debit that failed.
+    op.feeMinor = 0;
+    op.taxMinor = 0;
+    op.feeBreakdown = [];
     await transitionOperation(tx, op, "failed", at, "system");
     await emitEvent(deps, tx, tenant, "topup.expired", op.uid, "operation", toOperationView(op), at);
     expired++;
