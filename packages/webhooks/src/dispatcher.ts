@@ -39,15 +39,22 @@ export interface WebhookDispatcherOptions {
   /** The tenant's current webhook config, read at delivery time. Defaults to `tx.tenants.get`. */
   loadTenant?: (tenantId: string) => Promise<Tenant | null>;
   logger?: WebhookLogger;
-  /** Deliveries leased per round (default 100). */
+  /** Most deliveries one lease takes, across tenants (default 100). */
   batchSize?: number;
   /** Lease length; must outlast `timeoutMs` with room to record the result (default timeoutMs + 60 s). */
   leaseMs?: number;
-  /** Rounds per scheduler tick and per `drain()` (default 10). */
+  /**
+   * Bounds one `drain()` called without `maxRounds` to this many batches' worth of deliveries
+   * (default 10, so 1,000 at the default `batchSize`). The scheduler (`start`) is not bounded by
+   * it: it leases whenever a slot frees, and polls when nothing is due.
+   */
   maxRoundsPerTick?: number;
 }
 
-/** What a round (or several) did. `lost`: a result not recorded because the lease was gone or the store failed. */
+/**
+ * What a `runOnce` or a `drain` did: `leased` deliveries, and how each one ended. `lost`: a result
+ * not recorded because the lease was gone or the store failed (the event is sent again later).
+ */
 export interface DispatchCounts {
   leased: number;
   delivered: number;
@@ -56,17 +63,33 @@ export interface DispatchCounts {
   lost: number;
 }
 
+/**
+ * Every delivery runs on its own: one is leased, POSTed outside any transaction and its result
+ * recorded in its own short transaction, and no delivery waits for another, whatever its tenant
+ * (one slow endpoint only ever holds its own `maxInFlight` slots). Leases are one short
+ * transaction each, never two at once in one dispatcher.
+ */
 export interface WebhookDispatcher {
   /**
-   * One bounded round: lease a batch in one short transaction, POST it (at most `maxInFlight` per
-   * tenant at once) outside any transaction, record each result in its own short transaction.
+   * One lease (a batch, at most `maxInFlight` per tenant counting live leases), then waits for that
+   * batch to be delivered and recorded. For tests and tools: the scheduler does not wait like this.
    */
   runOnce(): Promise<DispatchCounts>;
-  /** Rounds until one leases nothing or `maxRounds` ran: the job "deliver-webhooks". */
+  /**
+   * The job "deliver-webhooks": leases, and leases again as soon as any delivery it started
+   * settles, without waiting for the others; returns once a lease found nothing more due (or it
+   * has leased `maxRounds` batches' worth, `maxRounds * batchSize` deliveries; default
+   * `maxRoundsPerTick`) and nothing it started is in flight.
+   * A failed lease is thrown, once the deliveries in flight have settled.
+   */
   drain(maxRounds?: number): Promise<DispatchCounts>;
-  /** Runs `drain` every `intervalMs`, never two at once. The timer does not keep the process alive. */
+  /**
+   * Continuous delivery until `stop()`: leases as soon as a delivery settles (a slot is free), and
+   * every `intervalMs` while nothing settles (new or retried events falling due). A failed lease is
+   * logged and tried again after `intervalMs`. Its timers do not keep the process alive.
+   */
   start(intervalMs: number): void;
-  /** Stops the timer and waits for the round in progress. */
+  /** Stops leasing and waits for the deliveries `start` has in flight (not for a running `drain`). */
   stop(): Promise<void>;
 }
 
@@ -96,22 +119,6 @@ export function assertWebhookSettings(s: WebhookSettings): void {
 }
 
 const zero = (): DispatchCounts => ({ leased: 0, delivered: 0, retried: 0, failed: 0, lost: 0 });
-const add = (a: DispatchCounts, b: DispatchCounts): DispatchCounts => ({
-  leased: a.leased + b.leased,
-  delivered: a.delivered + b.delivered,
-  retried: a.retried + b.retried,
-  failed: a.failed + b.failed,
-  lost: a.lost + b.lost,
-});
-
-/** Runs `fn` over `items` with at most `width` calls pending at once. */
-async function inPool<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
-}
 
 /**
  * Why a leased row must not be sent, or null. A type outside the spec's list, or a body that does
@@ -231,24 +238,62 @@ export function createWebhookDispatcher(opts: WebhookDispatcherOptions): Webhook
     return record(d, result);
   }
 
-  async function runOnce(): Promise<DispatchCounts> {
-    const now = clock.now();
-    const batch = await uow.run((tx) =>
-      tx.deliveries.leaseDue({
-        nowIso: now.toISOString(),
-        leaseUntilIso: new Date(now.getTime() + leaseMs).toISOString(),
-        leaseId: randomUUID(),
-        limit: batchSize,
-        maxInFlightPerTenant: settings.maxInFlight,
-      }),
-    );
-    const counts = zero();
-    counts.leased = batch.length;
+  // The lease: one short transaction. A dispatcher never runs two at once (its scheduler, an
+  // operator's drain and runOnce calls queue here); several dispatchers may, and the store keeps
+  // the cap and the order between them.
+  let leaseQueue: Promise<unknown> = Promise.resolve();
+  function lease(): Promise<LeasedDelivery[]> {
+    const leased = leaseQueue.then(() => {
+      const now = clock.now();
+      return uow.run((tx) =>
+        tx.deliveries.leaseDue({
+          nowIso: now.toISOString(),
+          leaseUntilIso: new Date(now.getTime() + leaseMs).toISOString(),
+          leaseId: randomUUID(),
+          limit: batchSize,
+          maxInFlightPerTenant: settings.maxInFlight,
+        }),
+      );
+    });
+    leaseQueue = leased.catch(() => undefined);
+    return leased;
+  }
+
+  // The store caps live leases per tenant; this caps the POSTs of this dispatcher per tenant again,
+  // across all its batches (defence in depth, for a lease that ran out while its POST was still
+  // pending). A delivery over the cap waits for a slot of its own tenant only.
+  const busy = new Map<string, number>();
+  const waiting = new Map<string, Array<() => void>>();
+  async function inTenantSlot<T>(tenantId: string, fn: () => Promise<T>): Promise<T> {
+    const n = busy.get(tenantId) ?? 0;
+    if (n < settings.maxInFlight) busy.set(tenantId, n + 1);
+    else {
+      const queue = waiting.get(tenantId) ?? [];
+      waiting.set(tenantId, queue);
+      await new Promise<void>((resolve) => queue.push(resolve)); // the finishing one hands its slot over
+    }
+    try {
+      return await fn();
+    } finally {
+      const queue = waiting.get(tenantId);
+      const next = queue?.shift();
+      if (queue?.length === 0) waiting.delete(tenantId);
+      if (next) next();
+      else if ((busy.get(tenantId) ?? 1) <= 1) busy.delete(tenantId);
+      else busy.set(tenantId, busy.get(tenantId)! - 1);
+    }
+  }
+
+  /**
+   * Starts every delivery of a leased batch, each on its own: nothing here waits for another
+   * tenant, nor for another delivery of the same tenant beyond its slot. `settled(d)` runs once
+   * per delivery, when its result is recorded (or given up: its lease then runs out).
+   */
+  function dispatch(batch: readonly LeasedDelivery[], counts: DispatchCounts, settled: () => void): void {
     const byTenant = new Map<string, LeasedDelivery[]>();
     for (const d of batch) byTenant.set(d.tenantId, [...(byTenant.get(d.tenantId) ?? []), d]);
-
-    await Promise.all(
-      [...byTenant].map(async ([tenantId, items]) => {
+    for (const [tenantId, items] of byTenant) {
+      void (async () => {
         let tenant: Tenant | null;
         try {
           tenant = await loadTenant(tenantId);
@@ -256,56 +301,145 @@ export function createWebhookDispatcher(opts: WebhookDispatcherOptions): Webhook
           // Leave the leases to run out: the events are due again then.
           log.error?.("webhook tenant not loaded", { tenantId, error: (e as Error).name });
           counts.lost += items.length;
+          for (let i = 0; i < items.length; i++) settled();
           return;
         }
-        // The store caps leases per tenant; the pool caps them again here, in case several rounds
-        // of this process overlap with a store that cannot count (defence in depth).
-        await inPool(items, settings.maxInFlight, async (d) => {
-          counts[await deliverOne(d, tenant)]++;
-        });
-      }),
-    );
-    return counts;
-  }
-
-  let stopped = true;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let running: Promise<unknown> | null = null;
-
-  async function drain(maxRounds = maxRoundsPerTick, keepGoing = () => true): Promise<DispatchCounts> {
-    let total = zero();
-    for (let round = 0; round < maxRounds && keepGoing(); round++) {
-      const counts = await runOnce();
-      total = add(total, counts);
-      if (counts.leased === 0) break;
+        for (const d of items) {
+          void inTenantSlot(tenantId, () => deliverOne(d, tenant))
+            .catch((e: Error): Outcome => {
+              // A bug, not the network (the transport reports that): the lease runs out and the
+              // event is sent again.
+              log.error?.("webhook delivery failed", { eventId: d.eventId, error: e.name });
+              return "lost";
+            })
+            .then((outcome) => {
+              counts[outcome]++;
+              settled();
+            });
+        }
+      })();
     }
-    return total;
   }
+
+  /**
+   * Continuous dispatch: lease, start the batch, and lease again as soon as any delivery settles
+   * (a slot is free, or a resource's next event may be due), without waiting for the others. A
+   * settle during a lease makes one more lease after it. At most `maxLeases` leases, and none once
+   * `maxLeased` deliveries were leased.
+   *
+   * - `pollMs` null (drain): ends once a lease made after the last settle found nothing to do, or
+   *   the leases are spent, and nothing it started is in flight. A failed lease stops the leasing
+   *   and is thrown once the deliveries in flight have settled.
+   * - `pollMs` set (the scheduler): when a lease found nothing more, leases again after `pollMs`
+   *   or at the next settle, whichever comes first; a failed lease is logged and retried so. Ends
+   *   once `keepGoing()` is false (after `wake()`) and nothing it started is in flight.
+   */
+  function session(maxLeases: number, maxLeased: number, keepGoing: () => boolean, pollMs: number | null) {
+    const counts = zero();
+    let leases = 0;
+    let inFlight = 0;
+    let due = true;
+    let failure: { error: unknown } | null = null;
+    let wakeUp: (() => void) | null = null;
+    const wake = () => wakeUp?.();
+    const settled = () => {
+      inFlight--;
+      due = true;
+      wake();
+    };
+    const done = (async (): Promise<DispatchCounts> => {
+      for (;;) {
+        if (due && failure === null && leases < maxLeases && counts.leased < maxLeased && keepGoing()) {
+          due = false;
+          leases++;
+          let batch: LeasedDelivery[] = [];
+          try {
+            batch = await lease();
+          } catch (e) {
+            if (pollMs === null) failure = { error: e };
+            else log.error?.("webhook lease failed", { error: (e as Error).name });
+          }
+          counts.leased += batch.length;
+          inFlight += batch.length;
+          // A full batch may have left due events behind: lease again at once.
+          if (batch.length === batchSize) due = true;
+          dispatch(batch, counts, settled);
+          continue;
+        }
+        const polling = pollMs !== null && keepGoing();
+        if (inFlight === 0 && !polling) break;
+        await new Promise<void>((resolve) => {
+          const timer = polling
+            ? setTimeout(() => {
+                due = true;
+                wake();
+              }, pollMs)
+            : null;
+          timer?.unref?.();
+          wakeUp = () => {
+            wakeUp = null;
+            if (timer) clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      if (failure) throw failure.error;
+      return counts;
+    })();
+    return { done, wake };
+  }
+
+  const runOnce = () => session(1, batchSize, () => true, null).done;
+
+  // The scheduler: a continuous session per start(); a stopped one finishes its in-flight work.
+  let scheduler: { stopped: boolean; wake(): void } | null = null;
+  let running: Promise<unknown> = Promise.resolve();
 
   return {
     runOnce,
-    drain: (maxRounds) => drain(maxRounds),
+    drain: (maxRounds = maxRoundsPerTick) =>
+      session(Number.POSITIVE_INFINITY, maxRounds * batchSize, () => true, null).done,
     start(intervalMs) {
-      if (!stopped) return;
+      if (scheduler && !scheduler.stopped) return;
       if (!(intervalMs >= 10)) throw new Error("intervalMs must be at least 10");
-      stopped = false;
-      const tick = async () => {
-        running = drain(maxRoundsPerTick, () => !stopped).catch((e: Error) =>
-          log.error?.("webhook round failed", { error: e.name }),
-        );
-        await running;
-        running = null;
-        if (stopped) return;
-        timer = setTimeout(tick, intervalMs);
-        timer.unref?.();
+      const run = { stopped: false, wake: () => {} };
+      scheduler = run;
+      // An unref'd timer that stop() can cut short: it never keeps the process alive.
+      const pause = (ms: number) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(() => run.wake(), ms);
+          timer.unref?.();
+          run.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      const loop = async () => {
+        await pause(0);
+        while (!run.stopped) {
+          const s = session(
+            Number.POSITIVE_INFINITY,
+            Number.POSITIVE_INFINITY,
+            () => !run.stopped,
+            intervalMs,
+          );
+          run.wake = s.wake;
+          try {
+            await s.done;
+          } catch (e) {
+            // Not a lease nor a POST (the session handles those): a bug. Start over after a pause.
+            log.error?.("webhook dispatcher failed", { error: (e as Error).name });
+            if (!run.stopped) await pause(intervalMs);
+          }
+        }
       };
-      timer = setTimeout(tick, 0);
-      timer.unref?.();
+      running = Promise.all([running, loop()]);
     },
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
+      if (scheduler) {
+        scheduler.stopped = true;
+        scheduler.wake();
+      }
       await running;
     },
   };

@@ -433,23 +433,26 @@ describe("webhook dispatcher", () => {
     expect(receiver.requests).toHaveLength(0);
   });
 
-  it("signs with the newest secret once it exists, under its kid", async () => {
+  it("signs with the previous secret during a rotation's 24 h overlap, then the newest, under its kid", async () => {
+    const second = "whsec_second_0123456789abcdef";
     await putTenant(
       tenantFixture("acme", receiver.url, {
         secrets: [
           { kid: "wh1", secret: secretV1, createdAt: "2026-01-01T00:00:00.000Z" },
-          { kid: "wh2", secret: "whsec_second_0123456789abcdef", createdAt: "2026-11-22T09:00:00.000Z" },
+          { kid: "wh2", secret: second, createdAt: "2026-11-22T09:00:00.000Z" },
           { kid: "wh3", secret: "whsec_future_0123456789abcdef", createdAt: "2026-11-22T11:00:00.000Z" },
         ],
       }),
     );
     await emit(store.uow, deps(), "acme", "wallet_credit.completed", "op_1");
     await dispatcher().runOnce();
-    const got = receiver.requests[0]!;
-    expect(header(got, "x-webhook-key-id")).toBe("wh2");
-    expect(header(got, "x-webhook-signature")).toBe(
-      signWebhook("whsec_second_0123456789abcdef", nowSeconds(), got.rawBody),
-    );
+    clock.advanceMs(86_400_000); // wh2's overlap has ended, wh3's has not
+    await emit(store.uow, deps(), "acme", "wallet_credit.completed", "op_2");
+    await dispatcher().runOnce();
+    const [during, after] = receiver.requests;
+    expect(header(during!, "x-webhook-key-id")).toBe("wh1");
+    expect(header(after!, "x-webhook-key-id")).toBe("wh2");
+    expect(header(after!, "x-webhook-signature")).toBe(signWebhook(second, nowSeconds(), after!.rawBody));
   });
 
   it("refuses settings it cannot honour", () => {
