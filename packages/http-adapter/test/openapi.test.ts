@@ -110,6 +110,33 @@ describe("GET /openapi.json: OpenAPI 3.1 generated from the validating schemas",
     expect(jsonSchemaOf(loosened)).not.toEqual(schema);
   });
 
+  it("publishes the exact timestamp profile the server reads: format date-time narrowed by a pattern", async () => {
+    const op = doc.paths["/customers/{uid}/agreements"]?.post as {
+      requestBody: { content: { "application/json": { schema: { properties: Record<string, unknown> } } } };
+    };
+    const acceptedAt = op.requestBody.content["application/json"].schema.properties.acceptedAt as {
+      type: string;
+      format: string;
+      pattern: string;
+    };
+    expect(acceptedAt).toMatchObject({ type: "string", format: "date-time" });
+    const pattern = new RegExp(acceptedAt.pattern);
+    // What RFC 3339 allows but the profile does not (the server answers 400) fails the pattern too.
+    for (const refused of ["2026-11-22t09:00:00z", "2026-11-22T09:00:00.1234567891Z", "2026-11-22T09:00Z"])
+      expect(pattern.test(refused), refused).toBe(false);
+    for (const read of ["2026-11-22T09:00:00Z", "2026-11-22T09:00:00.123456789+03:00"])
+      expect(pattern.test(read), read).toBe(true);
+  });
+
+  it("declares Idempotent-Replayed on the refusals a write stores and replays (404, 409, 422)", () => {
+    const responses = (doc.components as unknown as { responses: Record<string, { headers: object }> })
+      .responses;
+    for (const s of [404, 409, 422])
+      expect(Object.keys(responses[`Error${s}`]!.headers)).toContain("Idempotent-Replayed");
+    for (const s of [400, 401, 429])
+      expect(Object.keys(responses[`Error${s}`]!.headers)).not.toContain("Idempotent-Replayed");
+  });
+
   it("describes the four authentication headers; /health is unauthenticated", () => {
     const schemes = doc.components.securitySchemes;
     expect(Object.values(schemes).map((s) => [s.in, s.name])).toEqual([

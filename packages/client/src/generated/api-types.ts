@@ -41,6 +41,7 @@ export interface OnboardCustomerRequest {
     type: string;
     value: string;
     verificationStatus: "unverified" | "pending" | "verified" | "rejected" | "expired" | "revoked";
+    /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
     verifiedAt?: string;
     issuingCountry?: string;
     isPrimary: boolean;
@@ -60,6 +61,7 @@ export interface OnboardCustomerRequest {
     documentVersion: string;
     documentUri: string;
     documentHash: string;
+    /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
     acceptedAt: string;
     acceptedChannel: string;
     /** Free-form JSON object; at most 16384 bytes serialized and 8 levels deep. */
@@ -169,6 +171,7 @@ export interface AddIdentifierRequest {
   type: string;
   value: string;
   verificationStatus: "unverified" | "pending" | "verified" | "rejected" | "expired" | "revoked";
+  /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
   verifiedAt?: string;
   issuingCountry?: string;
   isPrimary?: boolean;
@@ -226,6 +229,7 @@ export interface AddAgreementRequest {
   documentVersion: string;
   documentUri: string;
   documentHash: string;
+  /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
   acceptedAt: string;
   acceptedChannel: string;
   /** Free-form JSON object; at most 16384 bytes serialized and 8 levels deep. */
@@ -646,6 +650,7 @@ export interface CreateMandateRequest {
   formula?: Record<string, unknown>;
   frequency: "one_time" | "daily" | "weekly" | "monthly" | "on_due_date" | "ad_hoc";
   currency: string;
+  /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
   validFrom: string;
   /** After validFrom; absent or null means open-ended. */
   validTo?: string | null;
@@ -656,6 +661,7 @@ export interface CreateMandateRequest {
     documentVersion: string;
     documentUri: string;
     documentHash: string;
+    /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
     acceptedAt: string;
     acceptedChannel: string;
     /** Free-form JSON object; at most 16384 bytes serialized and 8 levels deep. */
@@ -668,6 +674,7 @@ export interface CreateMandateRequest {
     factor1Type: string;
     /** Required unless assuranceLevel is single_factor. */
     factor2Type?: string;
+    /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
     authenticatedAt: string;
     /** After authenticatedAt, at most 10 minutes after it, still in the future on arrival. */
     expiresAt: string;
@@ -718,6 +725,7 @@ export interface RevokeMandateRequest {
     factor1Type: string;
     /** Required unless assuranceLevel is single_factor. */
     factor2Type?: string;
+    /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
     authenticatedAt: string;
     /** After authenticatedAt, at most 10 minutes after it, still in the future on arrival. */
     expiresAt: string;
@@ -752,6 +760,7 @@ export interface DebitWalletRequest {
     factor1Type: string;
     /** Required unless assuranceLevel is single_factor. */
     factor2Type?: string;
+    /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
     authenticatedAt: string;
     /** After authenticatedAt, at most 10 minutes after it, still in the future on arrival. */
     expiresAt: string;
@@ -850,6 +859,7 @@ export interface CreatePayoutRequest {
     factor1Type: string;
     /** Required unless assuranceLevel is single_factor. */
     factor2Type?: string;
+    /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
     authenticatedAt: string;
     /** After authenticatedAt, at most 10 minutes after it, still in the future on arrival. */
     expiresAt: string;

@@ -37,6 +37,9 @@ const errorDescriptions: Record<number, string> = {
   503: "Service unavailable",
 };
 
+/** The refusals a write stores with its Idempotency-Key (decisions.md), and so may replay. */
+const storedErrorStatuses = [404, 409, 422];
+
 const SIGNED = [{ ApiKey: [], KeyId: [], Timestamp: [], Signature: [] }];
 
 /**
@@ -143,7 +146,8 @@ export function buildOpenApiDocument(
       headers: {
         RequestId: { description: "The request id (echoed or generated).", schema: { type: "string" } },
         IdempotentReplayed: {
-          description: "true when this answer is the stored answer of an earlier request with the same key.",
+          description:
+            "On writes: true when this answer is the stored answer of an earlier request with the same key.",
           schema: { type: "string", enum: ["true", "false"] },
         },
         RetryAfter: { description: "Seconds to wait before retrying.", schema: { type: "string" } },
@@ -157,6 +161,10 @@ export function buildOpenApiDocument(
               "X-Request-Id": { $ref: "#/components/headers/RequestId" },
               ...(s === 429 || s === 409 || s === 503
                 ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } }
+                : {}),
+              // A write stores its 404, 409 and 422 answers and replays them under the same key.
+              ...(storedErrorStatuses.includes(s)
+                ? { "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" } }
                 : {}),
             },
             content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },

@@ -1,6 +1,6 @@
 import { codePointCount, hasCodePointsBetween } from "@wallet/ledger-core";
 import * as v from "valibot";
-import { boundInstantMs, TIMESTAMP_MESSAGE } from "./time-bounds.js";
+import { boundInstantMs, RFC3339, TIMESTAMP_MESSAGE } from "./time-bounds.js";
 
 /** Free-form objects (metadata, evidence): capped so they stay cheap to store, hash and return. */
 export const FREE_FORM_BYTES_MAX = 16 * 1024;
@@ -54,10 +54,15 @@ export const currencySchema = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, "must be 
 export const isoTimestampSchema = v.config(
   v.pipe(
     v.string(),
-    // The document's `format: date-time`; the check below is the stricter rule (one issue each).
+    // The document's `format: date-time`, narrowed by `pattern` to the profile the server reads
+    // (upper-case T and Z, at most 9 fraction digits); the check is the calendar (one issue each).
     v.isoTimestamp(TIMESTAMP_MESSAGE),
+    v.regex(RFC3339, TIMESTAMP_MESSAGE),
     v.check((s) => boundInstantMs(s, "upper") !== null, TIMESTAMP_MESSAGE),
     v.transform((s) => new Date(boundInstantMs(s, "upper")!).toISOString()),
+    v.description(
+      "RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds.",
+    ),
   ),
   { abortPipeEarly: true },
 );

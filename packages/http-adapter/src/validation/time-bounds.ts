@@ -6,7 +6,7 @@ import * as v from "valibot";
  * rewritten into that exact form before it reaches the core (DESIGN.md section 3: time filters
  * compare against createdAt exactly as returned).
  */
-const RFC3339 =
+export const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
 
 export const TIMESTAMP_MESSAGE = "must be an ISO-8601 timestamp such as 2026-11-22T10:00:00.000Z";
