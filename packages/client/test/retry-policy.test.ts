@@ -12,8 +12,8 @@ describe("retry policy", () => {
   const policy = resolveRetryPolicy({ baseDelayMs: 100, maxDelayMs: 1000, retryAfterMaxMs: 5000 });
 
   it("retries 429 and 5xx only", () => {
-    expect([429, 500, 502, 503, 599].every(isRetryableStatus)).toBe(true);
-    expect([200, 400, 401, 404, 408, 409, 422, 600].some(isRetryableStatus)).toBe(false);
+    expect([408, 429, 500, 502, 503, 599].every(isRetryableStatus)).toBe(true);
+    expect([200, 400, 401, 404, 409, 422, 600].some(isRetryableStatus)).toBe(false);
   });
 
   it("doubles the backoff step per retry, caps it, and jitters within the upper half", () => {

@@ -38,9 +38,12 @@ export function resolveRetryPolicy(options: RetryOptions = {}): RetryPolicy {
   };
 }
 
-/** 429 and every 5xx may succeed later; other statuses are answers and will not change. */
+/**
+ * 408 (the request did not reach the service in full, so it never ran), 429 and every 5xx may
+ * succeed later; other statuses are answers and will not change.
+ */
 export const isRetryableStatus = (status: number): boolean =>
-  status === 429 || (status >= 500 && status <= 599);
+  status === 408 || status === 429 || (status >= 500 && status <= 599);
 
 /**
  * Exponential backoff with "equal jitter": half the step is fixed, half random, so clients that

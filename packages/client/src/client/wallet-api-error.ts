@@ -10,6 +10,7 @@ export const walletErrorCodes = [
   "Conflict",
   "IdempotencyKeyInUse",
   "PayloadTooLarge",
+  "RequestTimeout",
   "FundingNotPositioned",
   "InsufficientFunds",
   "LimitExceeded",

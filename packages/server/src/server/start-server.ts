@@ -1,6 +1,6 @@
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import { createApp } from "@wallet/http-adapter";
 import { type Clock, type CoreDeps, createUlidGenerator, type WebhookConfig } from "@wallet/ledger-core";
 import { type OpenStoreOptions, openStore, type Store } from "@wallet/persistence";
@@ -19,6 +19,12 @@ import { createNodeHasher } from "../crypto/node-hasher.js";
 import { createNodeRandom } from "../crypto/node-random.js";
 import { withReferencePage } from "../reference/reference-page.js";
 import { StartupError } from "../startup-error.js";
+import {
+  answerClientErrors,
+  REQUEST_TIMEOUT_MS,
+  requestErrorResponse,
+  requestTimeoutOptions,
+} from "./client-errors.js";
 import { redactDatabaseUrl } from "./database-url.js";
 import { builtInJobs, defaultJobIntervalMs, type JobContext, runJob } from "./jobs.js";
 import { type Logger, silentLogger } from "./logger.js";
@@ -32,6 +38,11 @@ export interface StartServerOptions {
   piiKeys: AesGcmVaultOptions;
   /** 0 picks a free port. Default 8080. */
   port?: number;
+  /**
+   * How long a request may take to arrive in full, headers and body (default 30 000); past it the
+   * answer is 408 `RequestTimeout` and the connection closes.
+   */
+  requestTimeoutMs?: number;
   /** Default 127.0.0.1: exposing the service is a decision, not a default. */
   host?: string;
   /** Bearer token of the operator API; null or absent disables it. */
@@ -184,7 +195,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       rotateWebhookSecret: rotateWebhookSecretNow,
     });
     const fetch = options.referencePage === false ? app.fetch : withReferencePage(app.fetch);
-    server = await listen(fetch, options.port ?? 8080, host);
+    server = await listen(fetch, options.port ?? 8080, host, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   } catch (e) {
     await store.close().catch(() => {});
     throw e;
@@ -252,9 +263,19 @@ function webhookLogger(logger: Logger): WebhookLogger {
   };
 }
 
-function listen(fetch: Parameters<typeof serve>[0]["fetch"], port: number, hostname: string) {
+function listen(
+  fetch: Parameters<typeof getRequestListener>[0],
+  port: number,
+  hostname: string,
+  requestTimeoutMs: number,
+) {
   return new Promise<Server>((resolve, reject) => {
-    const server = serve({ fetch, port, hostname }) as Server;
+    // @hono/node-server's listener on a server of our own: `serve` takes no errorHandler.
+    const server = createServer(
+      requestTimeoutOptions(requestTimeoutMs),
+      getRequestListener(fetch, { hostname, errorHandler: requestErrorResponse }),
+    );
+    answerClientErrors(server, requestTimeoutMs);
     const onError = (e: Error) =>
       reject(new StartupError(`cannot listen on ${hostname}:${port}: ${firstLine(e)}`));
     server.once("error", onError);
@@ -262,6 +283,7 @@ function listen(fetch: Parameters<typeof serve>[0]["fetch"], port: number, hostn
       server.off("error", onError);
       resolve(server);
     });
+    server.listen(port, hostname);
   });
 }
 

@@ -42,6 +42,7 @@ beforeAll(async () => {
     port: 0,
     adminToken: creds.adminToken,
     scheduler: false,
+    requestTimeoutMs: 2_000,
   });
   const http = new WalletHttp(creds);
   await http.admin(server.url, "POST", `/tenants/${TENANT_ID}/prefund`, {
@@ -117,20 +118,20 @@ async function ledgerState(): Promise<string> {
   });
 }
 
-/** Never 5xx; an answer from the app is the one error body; the parser's own 400s carry none. */
+/** Never 5xx; every answer, the HTTP parser's own refusals included, is the one error body with a request id. */
 function expectRefused(a: RawAnswer, what: string, allowed: number[]) {
   expect(a.status, `${what}: ${a.headers}`).toBeGreaterThanOrEqual(400);
   expect(a.status, `${what}: ${a.headers}`).toBeLessThan(500);
   expect(allowed, `${what}: ${a.status} ${a.body}`).toContain(a.status);
-  if (/content-type: application\/json/i.test(a.headers)) {
-    const body = JSON.parse(a.body);
-    expect(
-      Object.keys(body)
-        .filter((k) => k !== "details")
-        .sort(),
-      what,
-    ).toEqual(["error", "message"]);
-  }
+  expect(a.headers, what).toMatch(/content-type: application\/json/i);
+  expect(a.headers, what).toMatch(/x-request-id: \S+/i);
+  const body = JSON.parse(a.body);
+  expect(
+    Object.keys(body)
+      .filter((k) => k !== "details")
+      .sort(),
+    what,
+  ).toEqual(["error", "message"]);
 }
 
 describe("raw-socket attacks on the real server", () => {
@@ -186,6 +187,21 @@ describe("raw-socket attacks on the real server", () => {
       ["a 100 KiB header", request([...base, ...signed, `X-Big: ${"a".repeat(100_000)}`], body), [400, 431]],
     ];
     for (const [name, bytes, allowed] of cases) expectRefused(await raw(bytes), name, allowed);
+    expect(await ledgerState(), "nothing created").toBe(before);
+  });
+
+  it("a body shorter than its Content-Length: 408 RequestTimeout once the request timeout passes", async () => {
+    const before = await ledgerState();
+    const target = `${TENANT}/wallet-credits`;
+    const body = JSON.stringify(creditBody({ customerUid, walletUid, msisdnUid: "" }, 100, "wire-slow"));
+    const lines = [`POST ${target} HTTP/1.1`, "Content-Type: application/json", "Idempotency-Key: wire-slow"];
+    const head = `${[...lines, ...auth("POST", target, body)].join("\r\n")}\r\nHost: x\r\nConnection: close\r\nContent-Length: ${body.length + 13}\r\n\r\n`;
+    const a = await raw(head + body); // 13 bytes never come
+    expectRefused(a, "short body", [408]);
+    expect(JSON.parse(a.body).error).toBe("RequestTimeout");
+    // Headers that never end: the same answer.
+    const stalled = await raw(`GET ${TENANT}/operations HTTP/1.1\r\nHost: x\r\n`);
+    expectRefused(stalled, "unfinished headers", [408]);
     expect(await ledgerState(), "nothing created").toBe(before);
   });
 
