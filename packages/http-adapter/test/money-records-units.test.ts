@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Operation } from "@wallet/ledger-core";
-import { buildReceipt } from "@wallet/ledger-core";
+import { boundInstantMs, buildReceipt } from "@wallet/ledger-core";
 import { describe, expect, it } from "vitest";
 import { tenantOpenApiDocument } from "../src/index.js";
-import { boundInstantMs } from "../src/validation/time-bounds.js";
 import { hasher, sha256Hex } from "./support/fixture.js";
 import { jcs, receiptHashOf } from "./support/jcs.js";
 

@@ -79,6 +79,19 @@ describe("wallet serve refusals", () => {
     );
   });
 
+  it("names LOG_LEVEL and its values when it holds no level", async () => {
+    const cwd = tempDir("loglevel");
+    const file = writeConfig(cwd, designExample());
+    const result = await run(["serve", "--config", file, "--port", "0"], {
+      cwd,
+      env: { LOG_LEVEL: "bogus" },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'wallet: LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "bogus"\n',
+    );
+  });
+
   it("exits 1 with one line when the database is unreachable, without its password", async () => {
     const cwd = tempDir("nodb");
     const file = writeConfig(cwd, designExample());

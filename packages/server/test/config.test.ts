@@ -34,6 +34,17 @@ describe("parseConfig", () => {
     expect(config.tenants[0]?.signingKeys[0]?.kid).toBe("k1");
   });
 
+  it("reads a timestamp without seconds, and a rival fee schedule of another version", () => {
+    const config = parseConfig(
+      edited((c) => {
+        c.tenants[0].signingKeys[0].expiresAt = "2027-02-28T10:00Z";
+        c.feeSchedules.push({ ...structuredClone(c.feeSchedules[0]), ruleCode: "payout_new", versionNo: 2 });
+      }),
+    );
+    expect(config.tenants[0]?.signingKeys[0]?.expiresAt).toBe("2027-02-28T10:00Z");
+    expect(config.feeSchedules).toHaveLength(2);
+  });
+
   it("counts a name's characters in code points, as the API does", () => {
     const name = "\u{1F3E6}".repeat(200);
     expect(parseConfig(edited((c) => (c.tenants[0].name = name))).tenants[0]?.name).toBe(name);
@@ -104,6 +115,21 @@ describe("parseConfig", () => {
     ],
     ["a missing required key", (c) => delete c.tenants[0].name, "config: tenants[0].name: is required"],
     ["an empty name", (c) => (c.tenants[0].name = ""), "config: tenants[0].name: must not be empty"],
+    [
+      "an impossible date, which Date.parse would roll over to March 3rd",
+      (c) => (c.tenants[0].signingKeys[0].expiresAt = "2027-02-31T00:00:00Z"),
+      "config: tenants[0].signingKeys[0].expiresAt: expected a real calendar time",
+    ],
+    [
+      "two fee schedules tied on one slot (the file's order would pick)",
+      (c) =>
+        c.feeSchedules.push({
+          ...structuredClone(c.feeSchedules[0]),
+          ruleCode: "payout_rival",
+          components: [{ label: "Fee", type: "flat", amountMinor: 999, refundable: false }],
+        }),
+      'config: feeSchedules[1].versionNo: ties with feeSchedules[0] ("payout_std" v1) for payout_b2c KES on any rail: the highest versionNo applies, so they must differ',
+    ],
     [
       "a name over 200 characters (code points)",
       (c) => (c.tenants[0].name = "\u00e9".repeat(201)),

@@ -51,6 +51,21 @@ describe("seedFromConfig", () => {
     }
   });
 
+  it("refuses a new tenant's webhook secret dated in the future: it would block every rotation", async () => {
+    const raw = designExample();
+    raw.tenants[0].webhook.secrets[0].createdAt = "2099-01-01T00:00:00Z";
+    const store = createMemoryStore();
+    await expect(seedFromConfig(store.uow, parseConfig(raw), clock)).rejects.toThrow(
+      "config: tenants[0].webhook.secrets[0].createdAt: must not be in the future (it would block every rotation until then)",
+    );
+    expect(store.state.tenants.size).toBe(0);
+    // A few seconds ahead is a clock skew, not a plan.
+    raw.tenants[0].webhook.secrets[0].createdAt = new Date(clock.now().getTime() + 60_000).toISOString();
+    await expect(seedFromConfig(store.uow, parseConfig(raw), clock)).resolves.toMatchObject({
+      inserted: ["acme"],
+    });
+  });
+
   it("is idempotent: a second run changes nothing", async () => {
     const store = createMemoryStore();
     const config = parseConfig(designExample());

@@ -1,6 +1,6 @@
-import { codePointCount, hasCodePointsBetween } from "@wallet/ledger-core";
+import { boundInstantMs, codePointCount, hasCodePointsBetween, RFC3339 } from "@wallet/ledger-core";
 import * as v from "valibot";
-import { boundInstantMs, RFC3339, TIMESTAMP_MESSAGE } from "./time-bounds.js";
+import { TIMESTAMP_MESSAGE } from "./time-bounds.js";
 
 /** Free-form objects (metadata, evidence): capped so they stay cheap to store, hash and return. */
 export const FREE_FORM_BYTES_MAX = 16 * 1024;

@@ -10,7 +10,7 @@ import {
   updateCredentialsBaseUrl,
 } from "../demo/demo-setup.js";
 import { defaultDatabaseUrl, redactDatabaseUrl, resolveDatabaseUrl } from "../server/database-url.js";
-import { createLogger } from "../server/logger.js";
+import { createLogger, logLevelFrom } from "../server/logger.js";
 import { startServer } from "../server/start-server.js";
 import { parseCommandArgs, parsePort } from "./args.js";
 import { type CliIo, line, UsageError } from "./io.js";
@@ -58,7 +58,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const databaseUrl = resolveDatabaseUrl(values.db ?? (env.WALLET_DATABASE_URL || fallbackDatabaseUrl), cwd);
   const piiKeys = resolvePiiKeys({ env, sandbox: config.sandbox, dataDir });
   const adminToken = env.WALLET_ADMIN_TOKEN || null;
-  const logger = createLogger((text) => io.stdout(text), env.LOG_LEVEL || "info");
+  const logger = createLogger((text) => io.stdout(text), logLevelFrom(env.LOG_LEVEL));
 
   if (adminToken !== null && adminToken.length < 16) {
     logger.warn({}, "WALLET_ADMIN_TOKEN is shorter than 16 characters; use a long random token");

@@ -51,6 +51,21 @@ export function crossCheck(config: WalletConfig): ConfigIssue[] {
     add(["webhooks", "leaseMs"], `must be longer than webhooks.timeoutMs (${timeoutMs})`);
   }
 
+  // The highest versionNo of a slot applies; a tie would leave the choice to the order in the file.
+  const slots = new Map<string, number>();
+  config.feeSchedules.forEach((schedule, i) => {
+    const slot = `${schedule.operationType} ${schedule.currency} ${schedule.railCode ?? "(any rail)"} v${schedule.versionNo}`;
+    const first = slots.get(slot);
+    if (first === undefined) slots.set(slot, i);
+    else {
+      const other = config.feeSchedules[first]!;
+      add(
+        ["feeSchedules", i, "versionNo"],
+        `ties with feeSchedules[${first}] ("${other.ruleCode}" v${other.versionNo}) for ${schedule.operationType} ${schedule.currency} ${schedule.railCode === null ? "on any rail" : `on rail "${schedule.railCode}"`}: the highest versionNo applies, so they must differ`,
+      );
+    }
+  });
+
   config.feeSchedules.forEach((schedule, i) => {
     if (schedule.railCode !== null && !railCodes.has(schedule.railCode)) {
       add(["feeSchedules", i, "railCode"], `unknown rail "${schedule.railCode}"`);

@@ -1,4 +1,5 @@
 import {
+  boundInstantMs,
   eventTypes,
   hasCodePointsBetween,
   payoutOutcomes,
@@ -53,13 +54,17 @@ const currency = pattern(/^[A-Z]{3}$/, "a currency of 3 upper-case letters");
 const sha256Hex = pattern(/^[0-9a-f]{64}$/, "64 lower-case hex characters (SHA-256)");
 const bool = v.boolean("expected true or false");
 
+/** Seconds may be left out ("2026-01-01T00:00Z"); the API's RFC 3339 reader does the rest. */
+const withSeconds = (s: string) => s.replace(/^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(Z|[+-])/, "$1:00$2");
+
+/** A real calendar time: `2027-02-31` is refused, not rolled over to March 3rd (as Date.parse does). */
 const timestamp = v.pipe(
   v.string("expected an ISO-8601 timestamp"),
   v.regex(
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/,
     "expected an ISO-8601 timestamp",
   ),
-  v.check((s) => !Number.isNaN(Date.parse(s)), "expected an ISO-8601 timestamp"),
+  v.check((s) => boundInstantMs(withSeconds(s), "upper") !== null, "expected a real calendar time"),
 );
 
 const httpUrl = v.pipe(

@@ -33,6 +33,7 @@ export async function seedFromConfig(
       const existing = await tx.tenants.getForUpdate(t.id);
       if (existing === null) {
         assertDeliverableWebhook(t, i);
+        assertSecretsNotAhead(t, i, now);
         await tx.tenants.upsert(toTenant(t, now));
         report.inserted.push(t.id);
       } else {
@@ -82,6 +83,24 @@ function assertDeliverableWebhook(t: TenantConfig, i: number): void {
       `tenants[${i}].webhook.secrets`,
       'at least one secret when "enabled" is true (events are signed)',
     );
+  }
+}
+
+/** How far ahead of the clock a webhook secret's createdAt may be (a clock skew, not a plan). */
+const SECRET_AHEAD_MS_MAX = 5 * 60_000;
+
+/**
+ * A webhook secret dated in the future at first insert: rotation (which needs the new secret to
+ * be the newest) would be refused until that date, and no operator route can change the date.
+ */
+function assertSecretsNotAhead(t: TenantConfig, i: number, now: Date): void {
+  for (const [j, s] of (t.webhook?.secrets ?? []).entries()) {
+    if (s.createdAt !== undefined && Date.parse(s.createdAt) > now.getTime() + SECRET_AHEAD_MS_MAX) {
+      throw new ConfigError(
+        `tenants[${i}].webhook.secrets[${j}].createdAt`,
+        "must not be in the future (it would block every rotation until then)",
+      );
+    }
   }
 }
 

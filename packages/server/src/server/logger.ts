@@ -1,4 +1,5 @@
 import pino, { type Logger } from "pino";
+import { StartupError } from "../startup-error.js";
 
 export type { Logger } from "pino";
 
@@ -30,6 +31,16 @@ export const redactedPaths = [
 ];
 
 /** JSON lines through `write` (one call per line). */
+/** The levels `LOG_LEVEL` may name (pino's). */
+export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** `LOG_LEVEL` checked, naming the variable and the valid values (default info). */
+export function logLevelFrom(value: string | undefined): string {
+  if (value === undefined || value === "") return "info";
+  if ((logLevels as readonly string[]).includes(value)) return value;
+  throw new StartupError(`LOG_LEVEL: expected one of ${logLevels.join(", ")}, got "${value.slice(0, 40)}"`);
+}
+
 export function createLogger(write: (line: string) => void, level = "info"): Logger {
   return pino(
     {
