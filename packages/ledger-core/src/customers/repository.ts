@@ -40,6 +40,12 @@ export interface IdentifierRepository {
     blindIndex: string,
     exceptUid?: string,
   ): Promise<Identifier | null>;
+  /**
+   * The sealed values of the first and the last identifier stored (by uid, so by creation), across
+   * tenants; none when there is none. For the server's start: the PII keys it was given must open
+   * what the database holds, or every read of personal data fails and duplicate checks go blind.
+   */
+  sealedValuesToCheck(): Promise<string[]>;
 }
 
 export interface AgreementRepository {

@@ -295,6 +295,12 @@ export function createMemoryStore(): MemoryStore {
         clone(
           [...s.identifiers.values()].filter((i) => i.tenantId === tenantId && i.customerUid === customerUid),
         ),
+      sealedValuesToCheck: async () => {
+        const byUid = [...s.identifiers.values()].sort((a, b) =>
+          a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0,
+        );
+        return [...new Set([byUid[0], byUid.at(-1)].flatMap((i) => (i ? [i.sealedValue] : [])))];
+      },
       findVerifiedByBlindIndex: async (tenantId, blindIndex, exceptUid) =>
         clone(
           [...s.identifiers.values()].find(

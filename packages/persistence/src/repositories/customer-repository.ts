@@ -146,6 +146,18 @@ export function sqlIdentifierRepository(ctx: SqlContext): IdentifierRepository {
       const row = await q.orderBy("created_at").orderBy("uid").executeTakeFirst();
       return row ? toIdentifier(row) : null;
     },
+
+    async sealedValuesToCheck() {
+      const end = (direction: "asc" | "desc") =>
+        trx
+          .selectFrom("identifiers")
+          .select("sealed_value")
+          .orderBy("uid", direction)
+          .limit(1)
+          .executeTakeFirst();
+      const rows = [await end("asc"), await end("desc")];
+      return [...new Set(rows.flatMap((r) => (r ? [r.sealed_value] : [])))];
+    },
   };
 }
 

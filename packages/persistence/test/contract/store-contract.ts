@@ -431,6 +431,23 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.identifiers.listByCustomer(stranger.id, customer.uid))).toEqual([]);
       });
 
+      it("gives the sealed values of the first and the last identifier stored, for the start's key check", async () => {
+        const { customer } = await newCustomer();
+        // Uids sort by creation; these two sort before and after every other one of the suite.
+        const first = identifierFixture(customer, { uid: "idn_!first", sealedValue: "v1.kA.first" });
+        const last = identifierFixture(customer, { uid: "idn_~last", sealedValue: "v1.kB.last" });
+        const between = identifierFixture(customer, { sealedValue: "v1.kC.between" });
+        await run(async (tx) => {
+          await tx.identifiers.insert(between);
+          await tx.identifiers.insert(last);
+          await tx.identifiers.insert(first);
+        });
+        expect(await run((tx) => tx.identifiers.sealedValuesToCheck())).toEqual([
+          "v1.kA.first",
+          "v1.kB.last",
+        ]);
+      });
+
       it("finds verified identifiers by blind index within the tenant only", async () => {
         const { tenant, customer } = await newCustomer();
         const blindIndex = unique("bi");

@@ -69,6 +69,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     config,
     databaseUrl,
     piiKeys,
+    piiKeySource: piiKeys.source,
     port,
     host,
     adminToken,

@@ -17,6 +17,7 @@ import { toCatalog } from "../config/to-core.js";
 import { type AesGcmVaultOptions, createAesGcmVault } from "../crypto/aes-gcm-vault.js";
 import { createNodeHasher } from "../crypto/node-hasher.js";
 import { createNodeRandom } from "../crypto/node-random.js";
+import { assertPiiKeysOpenStore } from "../crypto/pii-keys-in-use.js";
 import { withReferencePage } from "../reference/reference-page.js";
 import { StartupError } from "../startup-error.js";
 import {
@@ -36,6 +37,8 @@ export interface StartServerOptions {
   databaseUrl: string;
   /** PII key ring (see `resolvePiiKeys`). */
   piiKeys: AesGcmVaultOptions;
+  /** Where the PII keys came from, for the start's error line (default "WALLET_PII_KEY"). */
+  piiKeySource?: string;
   /** 0 picks a free port. Default 8080. */
   port?: number;
   /**
@@ -172,9 +175,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await store.migrate();
     // Before seeding: a refused file must leave nothing of itself in the database.
     await assertCatalogCoversStore(store.uow, options.config);
+    core = createCoreDeps(options.config, options.piiKeys, clock);
+    await assertPiiKeysOpenStore(store.uow, core.vault, options.piiKeySource ?? "WALLET_PII_KEY");
     const seeded = await seedFromConfig(store.uow, options.config, clock);
     logger.info({ dialect: store.dialect, ...seeded }, "store ready");
-    core = createCoreDeps(options.config, options.piiKeys, clock);
     const dispatcher = createWebhookDispatcher({
       uow: store.uow,
       clock,
