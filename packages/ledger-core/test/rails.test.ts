@@ -498,6 +498,25 @@ describe("inbound rail payments, expiry and suspense", () => {
     });
   });
 
+  it("refuses (422) a payment that would take the rail's suspense past 2^53 - 1, recording nothing", async () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const first = await pay(null, { amountMinor: max, providerReference: "HUGE-1" });
+    expect(first.suspenseUid).not.toBeNull();
+    const before = {
+      payments: core.store.state.railPayments.size,
+      suspense: core.store.state.suspense.size,
+      journals: core.store.state.journals.length,
+    };
+    const refused = await refusal(pay(null, { amountMinor: max, providerReference: "HUGE-2" }));
+    expect(refused.code).toBe("UnprocessableEntity");
+    expect({
+      payments: core.store.state.railPayments.size,
+      suspense: core.store.state.suspense.size,
+      journals: core.store.state.journals.length,
+    }).toEqual(before);
+    await balanced();
+  });
+
   describe("suspense resolution", () => {
     let itemUid: string;
     beforeEach(async () => {

@@ -34,6 +34,19 @@ export class AccountNotCoveredError extends Error {
   }
 }
 
+/**
+ * A store's refusal (422) of a posting that would take an account's balance past ±(2^53 - 1) minor
+ * units, the largest exact amount: nothing of the posting is kept (the unit of work rolls back).
+ * Only absurd amounts reach it (two payments of 2^53 - 1 into one rail's suspense account), but
+ * refused, they cannot leave a balance no store can read back, or one the journal does not match.
+ */
+export function refuseBalanceOutOfRange(): never {
+  return refuse(
+    "UnprocessableEntity",
+    "The posting would take a ledger account past 2^53 - 1 minor units, the largest amount the ledger holds",
+  );
+}
+
 /** A transfer between two accounts, the building block of every posting. */
 export interface Transfer {
   from: string;

@@ -7,7 +7,12 @@ import type { FeeQuote } from "../fees/quote.js";
 import type { IdempotencyRecord } from "../idempotency/model.js";
 import { mustStayNonNegative } from "../ledger/accounts.js";
 import type { Journal } from "../ledger/journal.js";
-import { AccountNotCoveredError, assertBalanced, netByAccount } from "../ledger/journal.js";
+import {
+  AccountNotCoveredError,
+  assertBalanced,
+  netByAccount,
+  refuseBalanceOutOfRange,
+} from "../ledger/journal.js";
 import type { Mandate } from "../mandates/model.js";
 import type { Operation, TimelineEvent } from "../operations/model.js";
 import { finalStates } from "../operations/model.js";
@@ -378,7 +383,7 @@ export function createMemoryStore(): MemoryStore {
         const after = new Map<string, number>();
         for (const [key, delta] of netByAccount(journal.entries)) {
           const balance = (s.accounts.get(acct(journal.currency, key))?.balance ?? 0) + delta;
-          invariant(Number.isSafeInteger(balance), "balance overflow");
+          if (!Number.isSafeInteger(balance)) refuseBalanceOutOfRange();
           // The same check as the SQL stores' posting (and their CHECK constraint).
           if (balance < 0 && mustStayNonNegative(key)) throw new AccountNotCoveredError(key);
           after.set(key, balance);

@@ -6,6 +6,7 @@ import {
   type LedgerRepository,
   mustStayNonNegative,
   netByAccount,
+  refuseBalanceOutOfRange,
 } from "@wallet/ledger-core";
 import { type QueryCreator, type Selectable, sql } from "kysely";
 import type { Database, JournalEntriesTable, JournalsTable } from "../schema/database.js";
@@ -45,11 +46,14 @@ interface NetMoves {
 /** The floor of an account that may go below zero: no safe-integer balance is under it. */
 const NO_FLOOR = Number.MIN_SAFE_INTEGER;
 
+/** The highest balance any account may reach: the largest exact amount (2^53 - 1). */
+const CEILING = Number.MAX_SAFE_INTEGER;
+
 /**
  * Adds each account's net change in one statement, returning the keys of the rows it changed: an
- * account never locked nor moved before has no row yet, and a protected account the change would
- * take below zero is left alone (checked against the row as locked, so concurrent postings cannot
- * both pass).
+ * account never locked nor moved before has no row yet, and an account the change would take
+ * below its floor (zero for a protected one) or above 2^53 - 1 is left alone (checked against the
+ * row as locked, so concurrent postings cannot both pass).
  */
 const applyNetOn = (db: QueryCreator<Database>, { currency, moves, at }: NetMoves) => {
   const perKey = (pick: (m: NetMoves["moves"][number]) => number) =>
@@ -67,7 +71,7 @@ const applyNetOn = (db: QueryCreator<Database>, { currency, moves, at }: NetMove
       "in",
       moves.map(([key]) => key),
     )
-    .where(sql<boolean>`balance_minor + ${delta} >= ${perKey((m) => m[2])}`)
+    .where(sql<boolean>`balance_minor + ${delta} between ${perKey((m) => m[2])} and ${sql.lit(CEILING)}`)
     .returning("account_key");
 };
 
@@ -173,7 +177,10 @@ export function sqlLedgerRepository(ctx: SqlContext): LedgerRepository {
         // CHECK constraint on the proposed insert row (the bare delta) before it looks for a
         // conflict, which would refuse every ordinary debit.
         await upsertAccounts.execute(ctx, { currency, ordered: unmoved.map(([key]) => key) });
-        await applyNet.execute(ctx, { ...net, moves: unmoved });
+        const movedNow = movedKeys(await applyNet.rows(ctx, { ...net, moves: unmoved }));
+        // Every row exists now: one still left alone would pass ±(2^53 - 1). The journal written
+        // above goes with the refusal (the unit of work rolls back).
+        if (unmoved.some(([key]) => !movedNow.has(key))) refuseBalanceOutOfRange();
       }
     },
 

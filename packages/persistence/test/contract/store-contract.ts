@@ -711,6 +711,44 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.operations.get(tenant.id, op.uid))).toEqual(op);
       });
 
+      it("refuses (422) a posting that would take any balance past ±(2^53-1), and keeps nothing of it", async () => {
+        const tenant = await newTenant();
+        const currency = uniqueCurrency();
+        const clearing = `rail:${unique("r")}:clearing`; // may go negative
+        const suspense = `rail:${unique("r")}:suspense`;
+        const move = (amountMinor: number, from = clearing, to = suspense) =>
+          run((tx) => tx.ledger.post(journalFixture(tenant.id, currency, [{ from, to, amountMinor }])));
+        await move(MAX);
+        // Fresh rows on one side, existing on the other, both sides past the range, each alone.
+        for (const [amount, from, to] of [
+          [1, clearing, suspense], // both existing rows: -MAX - 1 and MAX + 1
+          [1, `rail:${unique("r")}:clearing`, suspense], // a new row into an existing one
+          [1, clearing, `rail:${unique("r")}:suspense`], // an existing row out into a new one
+        ] as const) {
+          const refused = await move(amount, from, to).then(
+            () => null,
+            (e: unknown) => e,
+          );
+          expect(refused, `${from} -> ${to}`).toBeInstanceOf(DomainError);
+          expect((refused as DomainError).code).toBe("UnprocessableEntity");
+        }
+        const balances = await run((tx) => tx.ledger.balances(currency, [clearing, suspense]));
+        expect(Object.fromEntries(balances)).toEqual({ [clearing]: -MAX, [suspense]: MAX });
+        expect((await run((tx) => tx.ledger.trialBalance())).find((r) => r.currency === currency)).toEqual({
+          currency,
+          debitsMinor: BigInt(MAX),
+          creditsMinor: BigInt(MAX),
+        });
+        // Back inside the range, it posts.
+        await move(5, suspense, clearing);
+        expect(
+          Object.fromEntries(await run((tx) => tx.ledger.balances(currency, [clearing, suspense]))),
+        ).toEqual({
+          [clearing]: -MAX + 5,
+          [suspense]: MAX - 5,
+        });
+      });
+
       it("sums the trial balance exactly past 2^53-1 (flows outgrow any one balance)", async () => {
         const currency = uniqueCurrency();
         // Three tenants each funded to the largest balance: every account stays a safe integer,
