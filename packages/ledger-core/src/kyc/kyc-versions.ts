@@ -77,7 +77,7 @@ export async function submitKycVersion(
     if (!moves) {
       refuse(
         "UnprocessableEntity",
-        `An ${input.reviewType} must ${up ? "raise" : "lower"} the KYC level's maximum balance`,
+        `${up ? "An upgrade" : "A downgrade"} must ${up ? "raise" : "lower"} the KYC level's maximum balance`,
         [{ field: "tierCode", issue: `does not ${up ? "raise" : "lower"} the maximum balance` }],
       );
     }
