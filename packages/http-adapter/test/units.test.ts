@@ -98,6 +98,15 @@ describe("TokenBuckets", () => {
     expect(buckets.take("slow", 0.1, 1, t0)).toBe(10);
   });
 
+  it("credits no time twice when the clock steps back", () => {
+    const buckets = new TokenBuckets(10);
+    const t0 = 1_000_000;
+    expect(buckets.take("k", 1, 1, t0)).toBe(0); // empty now
+    expect(buckets.take("k", 1, 1, t0 - 10_000)).toBe(1); // the clock stepped back 10 s
+    expect(buckets.take("k", 1, 1, t0 + 500)).toBe(1); // half a token since t0, not 10.5
+    expect(buckets.take("k", 1, 1, t0 + 1_000)).toBe(0);
+  });
+
   it("stays bounded: past the cap the least recently used bucket is dropped", () => {
     const buckets = new TokenBuckets(2);
     expect(buckets.take("a", 1, 1, 0)).toBe(0);

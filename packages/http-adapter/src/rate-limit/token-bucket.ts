@@ -24,7 +24,8 @@ export class TokenBuckets {
       this.#buckets.delete(key); // re-inserted below: most recently used last
       const elapsedMs = Math.max(0, nowMs - bucket.updatedMs);
       bucket.tokens = Math.min(capacity, bucket.tokens + (elapsedMs / 1000) * perSecond);
-      bucket.updatedMs = nowMs;
+      // A clock that steps back must not move the mark back: the interval would be credited twice.
+      bucket.updatedMs = Math.max(bucket.updatedMs, nowMs);
     }
     this.#buckets.set(key, bucket);
     if (bucket.tokens >= 1) {
