@@ -104,4 +104,20 @@ describe.each(storeKinds())("operator: POST /admin/operations/{uid}/reverse on t
     expect(await prefund()).toBe(1_000_000);
     expect((await balance()).currentMinor).toBe(0);
   });
+
+  it("400 for a body (the route takes none): a reason is refused, not dropped, and nothing is reversed", async () => {
+    const op = await credit(30_000, "c-reason");
+    const res = await h.admin("POST", `${ADMIN}/operations/${op.uid}/reverse`, { reason: "fraud" });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: "InvalidRequest",
+      message: "The request body is invalid",
+      details: [{ field: "reason", issue: "unknown field" }],
+    });
+    const seen = await h.call(acme, "GET", `${TENANT}/operations/${op.uid}`);
+    expect(v.parse(operationDetailViewSchema, await seen.json()).state).toBe("completed");
+    expect((await balance()).currentMinor).toBe(30_000);
+    expect((await h.admin("POST", `${ADMIN}/operations/${op.uid}/reverse`, {})).status).toBe(200);
+    expect((await balance()).currentMinor).toBe(0);
+  });
 });

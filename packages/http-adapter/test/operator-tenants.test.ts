@@ -287,6 +287,51 @@ describe.each(storeKinds())("operator tenant and webhook routes on the $name sto
     expect(unavailable.status).toBe(503);
   });
 
+  it("refuses to enable a webhook without a signing secret (409, nothing stored); disabled is fine", async () => {
+    await seedTenant(store.uow, { id: "bare" });
+    const storedWebhook = async () => (await store.uow.run((tx) => tx.tenants.get("bare")))?.webhook;
+    const before = await storedWebhook();
+    expect(before?.secrets).toEqual([]);
+
+    const enable = { url: "https://hooks.bare.example/wallet", events: [], enabled: true };
+    const refused = await h.admin("PUT", `${ADMIN}/tenants/bare/webhook`, enable);
+    expect(refused.status).toBe(409);
+    const body = (await refused.json()) as { error: string; message: string };
+    expect(body).toEqual({ error: "Conflict", message: expect.any(String) });
+    expect(body.message).toContain("POST /tenants/{tenantId}/webhook/secrets");
+    expect(await storedWebhook()).toEqual(before);
+
+    // Validation still comes first (400), and an unknown tenant is still 404.
+    expect((await h.admin("PUT", `${ADMIN}/tenants/bare/webhook`, { ...enable, url: null })).status).toBe(
+      400,
+    );
+    expect((await h.admin("PUT", `${ADMIN}/tenants/nobody/webhook`, enable)).status).toBe(404);
+
+    // Disabled without a secret: allowed, and stored.
+    const disabled = await h.admin("PUT", `${ADMIN}/tenants/bare/webhook`, {
+      url: "https://hooks.bare.example/wallet",
+      events: ["payout.failed"],
+      enabled: false,
+    });
+    expect(disabled.status).toBe(200);
+    const afterDisabled = await storedWebhook();
+    expect(afterDisabled).toEqual({
+      url: "https://hooks.bare.example/wallet",
+      enabled: false,
+      events: ["payout.failed"],
+      secrets: [],
+    });
+    expect((await h.admin("PUT", `${ADMIN}/tenants/bare/webhook`, enable)).status).toBe(409);
+    expect(await storedWebhook()).toEqual(afterDisabled);
+
+    // Once a secret exists, enabling works.
+    expect((await h.admin("POST", `${ADMIN}/tenants/bare/webhook/secrets`)).status).toBe(201);
+    const enabled = await h.admin("PUT", `${ADMIN}/tenants/bare/webhook`, enable);
+    expect(enabled.status).toBe(200);
+    expect(await enabled.json()).toMatchObject({ enabled: true, secretKids: [{ kid: "wh-rot-1" }] });
+    expect(await storedWebhook()).toMatchObject({ enabled: true, secrets: [{ kid: "wh-rot-1" }] });
+  });
+
   it("lists deliveries and re-queues only a failed event", async () => {
     const onboarded = await h.call(acme, "POST", `${TENANT}/customers`, { body: onboardingBody() });
     expect(onboarded.status).toBe(201);

@@ -82,6 +82,7 @@ describe.each(databases)("scheduled jobs on $name", ({ url, skip }) => {
       );
       try {
         const client = clientOf(serving.server.url);
+        expect((await client.admin("POST", "/tenants/acme/webhook/secrets")).status).toBe(201);
         expect(
           (
             await client.admin("PUT", "/tenants/acme/webhook", {
@@ -91,7 +92,6 @@ describe.each(databases)("scheduled jobs on $name", ({ url, skip }) => {
             })
           ).status,
         ).toBe(200);
-        expect((await client.admin("POST", "/tenants/acme/webhook/secrets")).status).toBe(201);
         const customer = await onboard(client);
         await fundAndCredit(client, customer.walletUid, 200_000, "jobs-credit-1");
 

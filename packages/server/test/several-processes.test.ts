@@ -45,11 +45,11 @@ describe("two servers with schedulers on one Postgres", () => {
       try {
         const viaA = clientOf(a.url);
         const viaB = clientOf(b.url);
+        expect((await viaB.admin("POST", "/tenants/acme/webhook/secrets")).status).toBe(201);
         expect(
           (await viaA.admin("PUT", "/tenants/acme/webhook", { url: hookUrl, events: [], enabled: true }))
             .status,
         ).toBe(200);
-        expect((await viaB.admin("POST", "/tenants/acme/webhook/secrets")).status).toBe(201);
 
         const customer = await onboard(viaA);
         await fundAndCredit(viaB, customer.walletUid, 500_000, "multi-credit-1");

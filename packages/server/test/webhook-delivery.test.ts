@@ -67,18 +67,14 @@ describe.each(databases)("webhook delivery on $name", ({ url, skip }) => {
       const server = await start(e2eConfig(), await url(cleanups));
       try {
         const client = clientOf(server.url);
-        const put = await client.admin("PUT", "/tenants/acme/webhook", {
-          url: receiver.url,
-          events: ["wallet_credit.completed"],
-          enabled: true,
-        });
-        expect(put.status, put.text).toBe(200);
-        expect(await put.json()).toEqual({
-          url: receiver.url,
-          enabled: true,
-          events: ["wallet_credit.completed"],
-          secretKids: [],
-        });
+        const enable = () =>
+          client.admin("PUT", "/tenants/acme/webhook", {
+            url: receiver.url,
+            events: ["wallet_credit.completed"],
+            enabled: true,
+          });
+        // Enabled without a secret, every event would fail unsigned: create one first.
+        expect((await enable()).status).toBe(409);
 
         const first = await client.admin("POST", "/tenants/acme/webhook/secrets");
         expect(first.status, first.text).toBe(201);
@@ -86,6 +82,14 @@ describe.each(databases)("webhook delivery on $name", ({ url, skip }) => {
         const second = await client.admin("POST", "/tenants/acme/webhook/secrets");
         expect(second.status, second.text).toBe(201);
         const current = (await second.json()) as { kid: string; secret: string; createdAt: string };
+        const put = await enable();
+        expect(put.status, put.text).toBe(200);
+        expect(await put.json()).toMatchObject({
+          url: receiver.url,
+          enabled: true,
+          events: ["wallet_credit.completed"],
+          secretKids: [{ kid: old.kid }, { kid: current.kid }],
+        });
         expect(current.kid).not.toBe(old.kid);
         expect(current.secret.length).toBeGreaterThanOrEqual(32);
         const tenant = await client.admin("GET", "/tenants/acme");

@@ -225,7 +225,7 @@ export const operatorTenantRoutes: readonly RouteEntry[] = [
       description: "The webhook config, without secrets",
       schema: webhookConfigViewSchema,
     },
-    errorStatuses: [400, 401, 404, 413, 500, 503],
+    errorStatuses: [400, 401, 404, 409, 413, 500, 503],
     run: async (tx, { params, body }) => {
       if (body.enabled && body.url === null) {
         refuse("InvalidRequest", "The request body is invalid", [
@@ -233,6 +233,15 @@ export const operatorTenantRoutes: readonly RouteEntry[] = [
         ]);
       }
       const tenant = await loadTenant(tx, params.tenantId);
+      // Events are signed: enabled without a secret, every event would be written and then fail
+      // without a POST (config seeding refuses the same state, seed.ts assertDeliverableWebhook).
+      if (body.enabled && tenant.webhook.secrets.length === 0) {
+        refuse(
+          "Conflict",
+          "The tenant's webhook has no signing secret: create one first with " +
+            "POST /tenants/{tenantId}/webhook/secrets, then enable the webhook",
+        );
+      }
       const webhook: WebhookConfig = {
         url: body.url,
         enabled: body.enabled,

@@ -1,18 +1,16 @@
 import { deliveryListLimitMax, deliveryStates, eventTypes } from "@wallet/ledger-core";
 import * as v from "valibot";
 import { boundedString } from "../validation/common-schemas.js";
+import { clampedLimitSchema } from "../validation/pagination.js";
 
-/** GET /webhook-deliveries: newest first; `limit` defaults to 100 and is clamped to 1000. */
+/**
+ * GET /webhook-deliveries: newest first; `limit` defaults to 100, and a positive integer above 1000
+ * is clamped to 1000 however many digits it has, as the tenant API clamps its limit.
+ */
 export const deliveryListQuerySchema = v.strictObject({
   tenantId: v.optional(boundedString(1, 128)),
   status: v.optional(v.picklist(deliveryStates, `status must be one of ${deliveryStates.join(", ")}`)),
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^[1-9][0-9]{0,8}$/, "limit must be a positive integer"),
-      v.transform((s) => Math.min(Number(s), deliveryListLimitMax)),
-    ),
-  ),
+  limit: v.optional(clampedLimitSchema(deliveryListLimitMax)),
 });
 
 export const eventParamsSchema = v.strictObject({ eventId: boundedString(1, 128) });

@@ -8,6 +8,11 @@ import { idempotentWrite, readIdempotencyKey } from "./idempotent-write.js";
 import type { ErasedCall, RouteEntry } from "./route-entry.js";
 
 const NO_PARAMETERS = v.strictObject({});
+/**
+ * The body of a route that declares none: requests are strict (DESIGN.md section 3), so nothing but
+ * an empty body or `{}` is taken; a field sent anyway is 400 `unknown field`, never dropped in silence.
+ */
+const NO_BODY = v.optional(v.strictObject({}));
 
 /** `/customers/{uid}` -> `/customers/:uid`. */
 export const toHonoPath = (path: string): string => path.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
@@ -48,11 +53,14 @@ function routeHandler(entry: RouteEntry, deps: ApiDeps): MiddlewareHandler<AppEn
     const query = validateInput(entry.query ?? NO_PARAMETERS, queryValues(c.req.queries()), "query");
     const idempotencyKey = entry.write ? readIdempotencyKey(c) : null;
     let body: unknown;
-    if (entry.body !== undefined) {
+    // A POST, PATCH or PUT is checked against NO_BODY when it declares no body schema, so one rule
+    // holds for every write, tenant or operator. A GET's body is never read (read-body.ts).
+    if (entry.body !== undefined || entry.method !== "GET") {
       c.set("json", parseJsonBody(c.var.rawBody));
       // Every body is a JSON object; valibot's strictObject would take `[]` for an all-optional object.
       if (Array.isArray(c.var.json)) throw invalidRequest("The request body must be a JSON object");
-      body = validateInput(entry.body, c.var.json, "body");
+      const validated = validateInput(entry.body ?? NO_BODY, c.var.json, "body");
+      body = entry.body === undefined ? undefined : validated;
     }
     const auth = entry.auth === "signature" ? c.var.auth : undefined;
     const call: ErasedCall = auth

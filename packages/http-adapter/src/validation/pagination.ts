@@ -21,19 +21,24 @@ const sortBySchema = v.pipe(
 );
 
 /**
+ * A `limit` query parameter: any positive integer is clamped to `max`, not refused (spec), however
+ * many digits it has (up to a sane 40). The tenant API's lists and the operator's delivery log
+ * share it, so the two cannot disagree on what a limit is.
+ */
+export const clampedLimitSchema = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^[1-9][0-9]{0,39}$/, "limit must be a positive integer"),
+    v.transform((s) => (s.length > String(max).length ? max : Math.min(Number(s), max))),
+  );
+
+/**
  * The pagination parameters every list route accepts (spec, Endpoints' common rules): page
  * (1-based), limit (default 20, larger values clamped to 100), sortBy.
  */
 export const paginationEntries = {
   page: v.optional(positiveIntegerText("page")),
-  // Any positive integer is clamped, not refused (spec), however many digits (up to a sane 40).
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^[1-9][0-9]{0,39}$/, "limit must be a positive integer"),
-      v.transform((s) => (s.length > 3 ? PAGE_LIMIT_MAX : Math.min(Number(s), PAGE_LIMIT_MAX))),
-    ),
-  ),
+  limit: v.optional(clampedLimitSchema(PAGE_LIMIT_MAX)),
   sortBy: v.optional(sortBySchema),
 };
 
