@@ -126,6 +126,20 @@ export function createSqlStore({
     // trips of BEGIN and COMMIT. SQLite's one connection runs it as a unit of work like any other
     // (in a batch when group commit is on), so it never lands inside another's transaction.
     autocommit: dialect === "postgres" ? (work) => mapped(() => work(txOf(db))) : run,
+    // Postgres: READ COMMITTED gives each statement its own snapshot, so a list's rows and its
+    // count could see two states; REPEATABLE READ gives the whole unit one. Outside group commit:
+    // a batch's writers must not share it. SQLite's one connection already serializes.
+    ...(dialect === "postgres"
+      ? {
+          snapshot: <T>(work: (tx: ReturnType<typeof txOf>) => Promise<T>) =>
+            mapped(() =>
+              db
+                .transaction()
+                .setIsolationLevel("repeatable read")
+                .execute((trx) => work(txOf(trx))),
+            ),
+        }
+      : {}),
   };
 
   return {

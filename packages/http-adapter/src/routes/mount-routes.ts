@@ -77,7 +77,9 @@ function routeHandler(entry: RouteEntry, deps: ApiDeps): MiddlewareHandler<AppEn
           run(tx, call),
         );
       }
-      const view = await deps.uow.run((tx) => run(tx, call));
+      // A read sees one snapshot (a page and its total agree); anything else is a unit of work.
+      const unit = entry.method === "GET" && deps.uow.snapshot ? deps.uow.snapshot : deps.uow.run;
+      const view = await unit.call(deps.uow, (tx) => run(tx, call));
       return c.json(view as object, status);
     }
     if (entry.respond === undefined)

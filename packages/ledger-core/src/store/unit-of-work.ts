@@ -64,4 +64,14 @@ export interface UnitOfWork {
    *   const firstSeen = await uow.autocommit((tx) => tx.replayGuard.remember(sig, now, until));
    */
   autocommit<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` that reads (a list's page and its count, a statement) on one snapshot of the
+   * store: every read sees the same committed state, whatever commits meanwhile. It may still
+   * append (an audit row) but changes no row another transaction may change. Optional: where
+   * `run` already gives one snapshot (one connection, as on SQLite and in memory), `run` serves.
+   *
+   * @example
+   *   const page = await (uow.snapshot ?? uow.run)((tx) => listOperations(deps, ctx, tx, query));
+   */
+  snapshot?<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 }
