@@ -1,4 +1,4 @@
-import { payoutOutcomes, suspenseStatuses } from "@wallet/ledger-core";
+import { payoutOutcomes, suspenseListLimitMax, suspenseStatuses } from "@wallet/ledger-core";
 import * as v from "valibot";
 import {
   amountMinorSchema,
@@ -7,6 +7,7 @@ import {
   railCodeSchema,
   uidSchema,
 } from "../validation/common-schemas.js";
+import { clampedLimitSchema, paginationEntries } from "../validation/pagination.js";
 
 const minor = v.pipe(v.number(), v.safeInteger());
 
@@ -39,8 +40,14 @@ export const railPaymentResultSchema = v.object({
   suspenseUid: v.nullable(v.string()),
 });
 
+/**
+ * GET /suspense: oldest first, one page at a time: `limit` defaults to 100, and a positive integer
+ * above 1000 is clamped to 1000 (as the delivery log's); `page` is 1-based, as in the tenant API.
+ */
 export const suspenseQuerySchema = v.strictObject({
   status: v.optional(v.picklist(suspenseStatuses, `must be one of ${suspenseStatuses.join(", ")}`)),
+  limit: v.optional(clampedLimitSchema(suspenseListLimitMax)),
+  page: paginationEntries.page,
 });
 
 export const suspenseParamsSchema = v.strictObject({ uid: uidSchema });

@@ -1,4 +1,10 @@
-import { fundPrefund, getPrefund, getTrialBalance, reverseOperation } from "@wallet/ledger-core";
+import {
+  auditListLimitDefault,
+  fundPrefund,
+  getPrefund,
+  getTrialBalance,
+  reverseOperation,
+} from "@wallet/ledger-core";
 import { operationDetailViewSchema } from "../operations/schemas.js";
 import { operatorRoute, type RouteEntry } from "../routes/route-entry.js";
 import {
@@ -68,11 +74,21 @@ export const operatorRoutes: readonly RouteEntry[] = [
     method: "GET",
     path: "/audit",
     operationId: "listAudit",
-    summary: "Audit rows of unmasked personal-data reads, optionally of one tenant",
+    summary: "Audit rows of unmasked personal-data reads, newest first, optionally of one tenant",
     tag: "Operator",
     query: auditQuerySchema,
     success: { status: 200, description: "The audit rows", schema: auditListSchema },
     errorStatuses: [400, 401, 500, 503],
-    run: async (tx, { query }) => ({ data: await tx.audit.list(query.tenantId) }),
+    run: async (tx, { query }) => {
+      const limit = query.limit ?? auditListLimitDefault;
+      const offset = ((query.page ?? 1) - 1) * limit;
+      return {
+        data: await tx.audit.list({
+          ...(query.tenantId === undefined ? {} : { tenantId: query.tenantId }),
+          limit,
+          offset,
+        }),
+      };
+    },
   }),
 ];

@@ -1,5 +1,7 @@
+import { auditListLimitMax } from "@wallet/ledger-core";
 import * as v from "valibot";
 import { amountMinorSchema, boundedString, currencySchema } from "../validation/common-schemas.js";
+import { clampedLimitSchema, paginationEntries } from "../validation/pagination.js";
 
 const minor = v.pipe(v.number(), v.safeInteger());
 
@@ -13,7 +15,15 @@ export const fundPrefundBodySchema = v.strictObject({
 
 export const prefundQuerySchema = v.strictObject({ currency: currencySchema });
 
-export const auditQuerySchema = v.strictObject({ tenantId: v.optional(boundedString(1, 128)) });
+/**
+ * GET /audit: newest first, one page at a time: `limit` defaults to 100, and a positive integer
+ * above 1000 is clamped to 1000 (as the delivery log's); `page` is 1-based, as in the tenant API.
+ */
+export const auditQuerySchema = v.strictObject({
+  tenantId: v.optional(boundedString(1, 128)),
+  limit: v.optional(clampedLimitSchema(auditListLimitMax)),
+  page: paginationEntries.page,
+});
 
 export const prefundViewSchema = v.object({
   tenantId: v.string(),

@@ -9,7 +9,24 @@ export interface AuditEntry {
   requestId: string | null;
 }
 
+/** One page of the audit log: every tenant's rows, or one tenant's. */
+export interface AuditListQuery {
+  tenantId?: string;
+  /** At most this many rows. */
+  limit: number;
+  /** After skipping this many. */
+  offset: number;
+}
+
+/** Operator API `GET /audit`: `limit` defaults to 100; a larger one is clamped to 1000. */
+export const auditListLimitDefault = 100;
+export const auditListLimitMax = 1000;
+
 export interface AuditRepository {
   append(entry: AuditEntry): Promise<void>;
-  list(tenantId?: string): Promise<AuditEntry[]>;
+  /**
+   * Newest first by insertion (the store's ordinal, not `at`): a total, stable order, so pages
+   * neither repeat nor skip a row while no row is appended. The store applies the bound.
+   */
+  list(query: AuditListQuery): Promise<AuditEntry[]>;
 }

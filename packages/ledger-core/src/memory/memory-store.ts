@@ -512,8 +512,18 @@ export function createMemoryStore(): MemoryStore {
     },
     audit: {
       append: async (e) => pushTo(s.audit, clone(e)),
-      list: async (tenantId) =>
-        clone(s.audit.filter((e) => tenantId === undefined || e.tenantId === tenantId)),
+      // Newest first by insertion, as the SQL stores walk their ordinal backwards.
+      list: async ({ tenantId, limit, offset }) => {
+        const page: AuditEntry[] = [];
+        let skip = offset;
+        for (let i = s.audit.length - 1; i >= 0 && page.length < limit; i--) {
+          const e = s.audit[i]!;
+          if (tenantId !== undefined && e.tenantId !== tenantId) continue;
+          if (skip > 0) skip--;
+          else page.push(e);
+        }
+        return clone(page);
+      },
     },
     assertions: {
       findLive: async (tenantId, sourceReference, nowIso) =>
@@ -590,8 +600,16 @@ export function createMemoryStore(): MemoryStore {
         setIn(s.suspense, item.uid, clone(item));
       },
       get: async (uid) => clone(s.suspense.get(uid) ?? null),
-      list: async (f) =>
-        clone([...s.suspense.values()].filter((x) => f.status === undefined || x.status === f.status)),
+      // Oldest first, then by uid: the SQL stores' (created_at, uid) order.
+      list: async ({ status, limit, offset }) =>
+        clone(
+          [...s.suspense.values()]
+            .filter((x) => status === undefined || x.status === status)
+            .sort((a, b) =>
+              a.createdAt === b.createdAt ? (a.uid < b.uid ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
+            )
+            .slice(offset, offset + limit),
+        ),
     },
   };
 

@@ -42,9 +42,26 @@ export interface SuspenseItem {
   resolution: { action: "refund" | "apply"; walletUid: string | null; operationUid: string | null } | null;
 }
 
+/** One page of the suspense items, of every status or of one. */
+export interface SuspenseListQuery {
+  status?: SuspenseStatus;
+  /** At most this many items. */
+  limit: number;
+  /** After skipping this many. */
+  offset: number;
+}
+
+/** Operator API `GET /suspense`: `limit` defaults to 100; a larger one is clamped to 1000. */
+export const suspenseListLimitDefault = 100;
+export const suspenseListLimitMax = 1000;
+
 export interface SuspenseRepository {
   insert(item: SuspenseItem): Promise<void>;
   update(item: SuspenseItem): Promise<void>;
   get(uid: string): Promise<SuspenseItem | null>;
-  list(filter: { status?: SuspenseStatus }): Promise<SuspenseItem[]>;
+  /**
+   * Oldest first: by `createdAt`, then `uid` (a total, stable order). The store applies the
+   * bound.
+   */
+  list(query: SuspenseListQuery): Promise<SuspenseItem[]>;
 }

@@ -9,20 +9,35 @@ import { invariant, notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
-import type { SuspenseItem, SuspenseStatus } from "./model.js";
+import {
+  type SuspenseItem,
+  type SuspenseStatus,
+  suspenseListLimitDefault,
+  suspenseListLimitMax,
+} from "./model.js";
 import type { SuspenseItemView } from "./suspense-views.js";
 import { toSuspenseItemView, UNATTRIBUTED_TENANT_ID } from "./suspense-views.js";
 
-/** Operator API `GET /suspense`: unmatched payments, oldest first, optionally by status. */
+/**
+ * Operator API `GET /suspense`: unmatched payments, oldest first (then by uid), optionally by
+ * status, one page at a time: `limit` defaults to 100 and is clamped to 1000; `page` is 1-based.
+ * The store reads only that page.
+ */
 export async function listSuspense(
   _deps: CoreDeps,
   tx: Tx,
-  filter: { status?: SuspenseStatus } = {},
+  filter: { status?: SuspenseStatus; limit?: number; page?: number } = {},
 ): Promise<{ data: SuspenseItemView[] }> {
-  const items = await tx.suspense.list(filter.status === undefined ? {} : { status: filter.status });
-  items.sort((a, b) =>
-    a.createdAt === b.createdAt ? (a.uid < b.uid ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
+  const limit = Math.min(
+    Math.max(1, Math.trunc(filter.limit ?? suspenseListLimitDefault)),
+    suspenseListLimitMax,
   );
+  const offset = (Math.max(1, Math.trunc(filter.page ?? 1)) - 1) * limit;
+  const items = await tx.suspense.list({
+    ...(filter.status === undefined ? {} : { status: filter.status }),
+    limit,
+    offset,
+  });
   return { data: items.map(toSuspenseItemView) };
 }
 

@@ -4,6 +4,7 @@ import { initialMigration } from "./0001-initial.js";
 import { walletDayTotalsMigration } from "./0002-wallet-day-totals.js";
 import { walletDayTotalsByFundsMovedMigration } from "./0003-wallet-day-totals-by-funds-moved.js";
 import { apiKeyRevocationMigration } from "./0004-api-key-revocation.js";
+import { suspenseItemsCreatedMigration } from "./0005-suspense-items-created.js";
 
 /**
  * Every migration, held in code rather than scanned from a folder, so the compiled package runs
@@ -15,6 +16,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     "0002-wallet-day-totals": walletDayTotalsMigration(dialect),
     "0003-wallet-day-totals-by-funds-moved": walletDayTotalsByFundsMovedMigration(dialect),
     "0004-api-key-revocation": apiKeyRevocationMigration,
+    "0005-suspense-items-created": suspenseItemsCreatedMigration,
   };
 }
 

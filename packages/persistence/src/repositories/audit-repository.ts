@@ -18,10 +18,15 @@ export function sqlAuditRepository({ trx }: SqlContext): AuditRepository {
         })
         .execute();
     },
-    async list(tenantId) {
+    async list({ tenantId, limit, offset }) {
       let q = trx.selectFrom("audit_log").selectAll();
       if (tenantId !== undefined) q = q.where("tenant_id", "=", tenantId);
-      const rows = await q.orderBy("ordinal").execute();
+      // Newest first: the primary key (ordinal), or the (tenant_id, ordinal) index, walked backwards.
+      const rows = await q
+        .orderBy("ordinal", "desc")
+        .limit(Math.max(0, Math.trunc(limit)))
+        .offset(Math.max(0, Math.trunc(offset)))
+        .execute();
       return rows.map(
         (r): AuditEntry => ({
           at: r.at,

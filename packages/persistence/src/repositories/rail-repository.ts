@@ -116,10 +116,16 @@ export function sqlSuspenseRepository({ trx, versions }: SqlContext): SuspenseRe
       versions.remember(SUSPENSE, row.uid, { status: row.status, resolved_at: row.resolved_at });
       return toSuspense(row);
     },
-    async list(filter) {
+    async list({ status, limit, offset }) {
       let q = trx.selectFrom("suspense_items").selectAll();
-      if (filter.status !== undefined) q = q.where("status", "=", filter.status);
-      const rows = await q.orderBy("created_at").orderBy("uid").execute();
+      if (status !== undefined) q = q.where("status", "=", status);
+      // Oldest first; uid makes the order total. One status walks suspense_items_status_created.
+      const rows = await q
+        .orderBy("created_at")
+        .orderBy("uid")
+        .limit(Math.max(0, Math.trunc(limit)))
+        .offset(Math.max(0, Math.trunc(offset)))
+        .execute();
       return rows.map(toSuspense);
     },
   };

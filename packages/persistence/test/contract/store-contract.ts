@@ -153,7 +153,7 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           expect(await tx.ledger.journalsOf(tenant.id, op.uid)).toEqual([]);
           expect((await tx.ledger.balances(currency, [walletKey])).get(walletKey)).toBe(5_000);
           expect(await tx.outbox.list(tenant.id)).toEqual([]);
-          expect(await tx.audit.list(tenant.id)).toEqual([]);
+          expect(await tx.audit.list({ tenantId: tenant.id, limit: 10, offset: 0 })).toEqual([]);
           expect(await tx.idempotency.claim(idempotencyFixture(tenant.id, { key: "k-rollback" }))).toEqual({
             kind: "claimed",
           });
@@ -2034,16 +2034,58 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.suspense.get(open1.uid))).toEqual(applied);
         const mineOnly = (items: { uid: string }[]) =>
           items.filter((i) => i.uid === open1.uid || i.uid === open2.uid);
-        expect(mineOnly(await run((tx) => tx.suspense.list({ status: "open" })))).toEqual([open2]);
-        expect(mineOnly(await run((tx) => tx.suspense.list({ status: "applied" })))).toEqual([applied]);
-        expect(mineOnly(await run((tx) => tx.suspense.list({})))).toEqual([applied, open2]);
+        const all = { limit: 1000, offset: 0 };
+        expect(mineOnly(await run((tx) => tx.suspense.list({ status: "open", ...all })))).toEqual([open2]);
+        expect(mineOnly(await run((tx) => tx.suspense.list({ status: "applied", ...all })))).toEqual([
+          applied,
+        ]);
+        expect(mineOnly(await run((tx) => tx.suspense.list(all)))).toEqual([applied, open2]);
         expect(await run((tx) => tx.suspense.get(unique("sus")))).toBeNull();
         expect(await rejection(run((tx) => tx.suspense.update(suspenseFixture())))).toBeInstanceOf(Error);
+      });
+
+      it("lists suspense items one page at a time, oldest first then by uid, in the store", async () => {
+        // Created in 2000, before any other test's items, so they open every list of this suite.
+        const y2k = (ms: number) => at(ms, "2000-01-01T00:00:00.000Z");
+        const tie = unique("sus");
+        const refunded = { status: "refunded" as const, resolvedAt: y2k(99) };
+        const r1 = suspenseFixture({ createdAt: y2k(3), ...refunded });
+        const o1 = suspenseFixture({ createdAt: y2k(4) });
+        // Same createdAt: uid decides, whatever the insertion order.
+        const r2b = suspenseFixture({ uid: `${tie}_b`, createdAt: y2k(5), ...refunded });
+        const r2a = suspenseFixture({ uid: `${tie}_a`, createdAt: y2k(5), ...refunded });
+        const o2 = suspenseFixture({ createdAt: y2k(6) });
+        const r3 = suspenseFixture({ createdAt: y2k(7), ...refunded });
+        await run(async (tx) => {
+          for (const item of [r3, o2, r2b, r2a, o1, r1]) await tx.suspense.insert(item);
+        });
+        const list = (query: Parameters<Tx["suspense"]["list"]>[0]) => run((tx) => tx.suspense.list(query));
+
+        expect(await list({ limit: 4, offset: 0 })).toEqual([r1, o1, r2a, r2b]);
+        const second = await list({ limit: 4, offset: 4 });
+        expect(second.length).toBeLessThanOrEqual(4);
+        expect(second.slice(0, 2)).toEqual([o2, r3]);
+        expect(await list({ limit: 1, offset: 2 })).toEqual([r2a]);
+
+        expect(await list({ status: "refunded", limit: 2, offset: 0 })).toEqual([r1, r2a]);
+        expect(await list({ status: "refunded", limit: 2, offset: 2 })).toEqual([r2b, r3]);
+        expect(await list({ status: "refunded", limit: 3, offset: 1 })).toEqual([r2a, r2b, r3]);
+        expect(await list({ status: "open", limit: 1, offset: 1 })).toEqual([o2]);
+
+        // Consecutive pages of the whole list are the whole list, each row once.
+        const whole = await list({ limit: 10_000, offset: 0 });
+        const paged: unknown[] = [];
+        for (let offset = 0; offset < whole.length + 3; offset += 3) {
+          const page = await list({ limit: 3, offset });
+          expect(page.length).toBeLessThanOrEqual(3);
+          paged.push(...page);
+        }
+        expect(paged).toEqual(whole);
       });
     });
 
     describe("audit log", () => {
-      it("appends entries and lists them in order, per tenant or all", async () => {
+      it("appends entries and lists them newest first, per tenant or all", async () => {
         const tenant = await newTenant();
         const a = auditFixture(tenant.id, { at: at(2) });
         const b = auditFixture(tenant.id, {
@@ -2057,8 +2099,45 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           await tx.audit.append(a);
           await tx.audit.append(b);
         });
-        expect(await run((tx) => tx.audit.list(tenant.id))).toEqual([a, b]);
-        expect((await run((tx) => tx.audit.list())).filter((e) => e.tenantId === tenant.id)).toEqual([a, b]);
+        const all = { limit: 1000, offset: 0 };
+        expect(await run((tx) => tx.audit.list({ tenantId: tenant.id, ...all }))).toEqual([b, a]);
+        expect((await run((tx) => tx.audit.list(all))).filter((e) => e.tenantId === tenant.id)).toEqual([
+          b,
+          a,
+        ]);
+      });
+
+      it("lists one page at a time, newest first by insertion (not by at), in the store", async () => {
+        const tenant = await newTenant();
+        const other = await newTenant();
+        // `at` runs backwards and another tenant's rows interleave: insertion alone decides.
+        const mine = [5, 4, 3, 2, 1].map((s) => auditFixture(tenant.id, { at: at(s * 1000) }));
+        const theirs = [auditFixture(other.id), auditFixture(other.id)];
+        await run(async (tx) => {
+          await tx.audit.append(mine[0]!);
+          await tx.audit.append(theirs[0]!);
+          await tx.audit.append(mine[1]!);
+          await tx.audit.append(mine[2]!);
+        });
+        await run(async (tx) => {
+          await tx.audit.append(mine[3]!);
+          await tx.audit.append(theirs[1]!);
+          await tx.audit.append(mine[4]!);
+        });
+        const [e1, e2, e3, e4, e5] = mine;
+        const list = (query: Parameters<Tx["audit"]["list"]>[0]) => run((tx) => tx.audit.list(query));
+        const tenantId = tenant.id;
+
+        expect(await list({ tenantId, limit: 2, offset: 0 })).toEqual([e5, e4]);
+        expect(await list({ tenantId, limit: 2, offset: 2 })).toEqual([e3, e2]);
+        expect(await list({ tenantId, limit: 2, offset: 4 })).toEqual([e1]);
+        expect(await list({ tenantId, limit: 2, offset: 5 })).toEqual([]);
+        expect(await list({ tenantId, limit: 3, offset: 1 })).toEqual([e4, e3, e2]);
+        expect(await list({ tenantId, limit: 100, offset: 0 })).toEqual([e5, e4, e3, e2, e1]);
+        // Every tenant's: this test's rows are the newest of the suite.
+        expect(await list({ limit: 3, offset: 0 })).toEqual([e5, theirs[1], e4]);
+        expect(await list({ limit: 2, offset: 3 })).toEqual([e3, e2]);
+        expect(await list({ limit: 1, offset: 5 })).toEqual([theirs[0]]);
       });
     });
 
