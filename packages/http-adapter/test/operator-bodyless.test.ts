@@ -59,7 +59,7 @@ describe("operator routes without a body schema take no body", () => {
           secret: `secret-${n}-0123456789abcdef`,
           createdAt: now.toISOString(),
         };
-        return { webhook: { ...webhook, secrets: [...webhook.secrets, secret] }, secret };
+        return { webhook: { ...webhook, secrets: [...webhook.secrets, secret] }, secret, signsFrom: now };
       },
     });
   });
@@ -86,7 +86,6 @@ describe("operator routes without a body schema take no body", () => {
       "POST /tenants/{tenantId}/api-keys",
       "POST /tenants/{tenantId}/api-keys/{sha256}/revoke",
       "POST /tenants/{tenantId}/signing-keys/{kid}/revoke",
-      "POST /tenants/{tenantId}/webhook/secrets",
       "POST /webhook-events/{eventId}/retry",
     ]);
     const tenantWrites = Object.values(tenantRouteGroups())

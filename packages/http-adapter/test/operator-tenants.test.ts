@@ -24,14 +24,16 @@ const WEBHOOK: Tenant["webhook"] = {
 /** A rotation hook as the server wires it, minus the randomness (the kid counts up). */
 function countingRotation() {
   let n = 0;
-  return (webhook: WebhookConfig, now: Date) => {
+  return (webhook: WebhookConfig, now: Date, options: { immediate: boolean }) => {
     n++;
     const secret: WebhookSecret = {
       kid: `wh-rot-${n}`,
       secret: `rotated-secret-${n}-0123456789`,
       createdAt: now.toISOString(),
     };
-    return { webhook: { ...webhook, secrets: [...webhook.secrets, secret] }, secret };
+    // The rule itself is @wallet/webhooks' (tested there); this stand-in shows what reaches it.
+    const signsFrom = options.immediate ? now : new Date(now.getTime() + 86_100_000);
+    return { webhook: { ...webhook, secrets: [...webhook.secrets, secret] }, secret, signsFrom };
   };
 }
 
@@ -268,17 +270,36 @@ describe.each(storeKinds())("operator tenant and webhook routes on the $name sto
 
     const rotated = await h.admin("POST", `${ADMIN}/tenants/acme/webhook/secrets`);
     expect(rotated.status).toBe(201);
-    const secret = await rotated.json();
+    const { signsFrom, ...secret } = (await rotated.json()) as {
+      kid: string;
+      secret: string;
+      createdAt: string;
+      signsFrom: string;
+    };
     expect(secret).toEqual({
       kid: "wh-rot-1",
       secret: "rotated-secret-1-0123456789",
       createdAt: expect.any(String),
     });
+    // When it takes over signing: the end of the old one's overlap, or at once when asked.
+    expect(Date.parse(signsFrom) - Date.parse(secret.createdAt)).toBe(86_100_000);
+    const immediate = await h.admin("POST", `${ADMIN}/tenants/acme/webhook/secrets`, { immediate: true });
+    expect(immediate.status).toBe(201);
+    const now = (await immediate.json()) as {
+      kid: string;
+      secret: string;
+      createdAt: string;
+      signsFrom: string;
+    };
+    expect(now.signsFrom).toBe(now.createdAt);
+    for (const body of [{ immediate: "yes" }, { immediate: true, label: "x" }, []]) {
+      expect((await h.admin("POST", `${ADMIN}/tenants/acme/webhook/secrets`, body)).status).toBe(400);
+    }
     const stored = await store.uow.run((tx) => tx.tenants.get("acme"));
     expect(stored?.webhook).toMatchObject({
       url: "https://hooks.acme.example/wallet",
       enabled: false,
-      secrets: [WEBHOOK.secrets[0], secret],
+      secrets: [WEBHOOK.secrets[0], secret, { kid: now.kid, secret: now.secret, createdAt: now.createdAt }],
     });
     expect((await h.admin("POST", `${ADMIN}/tenants/nobody/webhook/secrets`)).status).toBe(404);
 

@@ -57,6 +57,11 @@ const releaseAndSavepoint = CompiledQuery.raw(
   "release savepoint wallet_unit_of_work; set local lock_timeout = 1; savepoint wallet_unit_of_work",
 );
 /** lock_not_available: a statement gave up on a lock (lock_timeout). */
+/** Postgres' serialization failure: a snapshot read met a row changed since it began. */
+const isSerializationFailure = (e: unknown) =>
+  typeof e === "object" && e !== null && (e as { code?: unknown }).code === "40001";
+const SNAPSHOT_ATTEMPTS = 3;
+
 const gaveUpOnLock = (e: unknown) =>
   typeof e === "object" && e !== null && (e as { code?: unknown }).code === "55P03";
 const rollbackAndRelease = CompiledQuery.raw(
@@ -129,15 +134,22 @@ export function createSqlStore({
     // Postgres: READ COMMITTED gives each statement its own snapshot, so a list's rows and its
     // count could see two states; REPEATABLE READ gives the whole unit one. Outside group commit:
     // a batch's writers must not share it. SQLite's one connection already serializes.
+    // A read that meets a row changed since its snapshot (a lock, a read-modify-write) fails
+    // with a serialization failure; it holds nothing yet, so it runs again on a new snapshot.
     ...(dialect === "postgres"
       ? {
-          snapshot: <T>(work: (tx: ReturnType<typeof txOf>) => Promise<T>) =>
-            mapped(() =>
-              db
-                .transaction()
-                .setIsolationLevel("repeatable read")
-                .execute((trx) => work(txOf(trx))),
-            ),
+          snapshot: async <T>(work: (tx: ReturnType<typeof txOf>) => Promise<T>): Promise<T> => {
+            for (let attempt = 1; ; attempt++) {
+              try {
+                return await db
+                  .transaction()
+                  .setIsolationLevel("repeatable read")
+                  .execute((trx) => work(txOf(trx)));
+              } catch (e) {
+                if (!(isSerializationFailure(e) && attempt < SNAPSHOT_ATTEMPTS)) throw mapStoreError(e);
+              }
+            }
+          },
         }
       : {}),
   };

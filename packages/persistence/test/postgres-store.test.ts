@@ -195,6 +195,32 @@ describe.runIf(baseUrl)("Postgres store", () => {
     expect(seen).toEqual([null, tenant]);
   });
 
+  it("snapshot: one state for all of a read's statements; a serialization failure runs it again", async () => {
+    const tenant = tenantFixture(unique("tn"));
+    await store.uow.run((tx) => tx.tenants.upsert(tenant));
+    const other = createPostgresStore({ connectionString: fresh.url, poolSize: 1 });
+    try {
+      // Two reads of one snapshot see the same state, whatever commits in between.
+      const names = await store.uow.snapshot!(async (tx) => {
+        const before = (await tx.tenants.get(tenant.id))!.name;
+        await other.uow.run((otx) => otx.tenants.upsert({ ...tenant, name: "renamed" }));
+        return [before, (await tx.tenants.get(tenant.id))!.name];
+      });
+      expect(names).toEqual([tenant.name, tenant.name]);
+      // Locking a row changed since the snapshot began fails (40001); the read runs again.
+      let attempts = 0;
+      const locked = await store.uow.snapshot!(async (tx) => {
+        attempts++;
+        await tx.tenants.get(tenant.id);
+        if (attempts === 1) await other.uow.run((otx) => otx.tenants.upsert({ ...tenant, name: "again" }));
+        return (await tx.tenants.getForUpdate(tenant.id))!.name;
+      });
+      expect([attempts, locked]).toEqual([2, "again"]);
+    } finally {
+      await other.close();
+    }
+  });
+
   describe("read, decide, write back", () => {
     /**
      * Two transactions interleaved by hand: `first` reads and calls `paused()`, `second` runs and

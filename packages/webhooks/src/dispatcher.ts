@@ -206,10 +206,12 @@ export function createWebhookDispatcher(opts: WebhookDispatcherOptions): Webhook
     if (!tenant) return abandon(d, "tenant unknown");
     const { webhook } = tenant;
     if (!webhook.enabled || webhook.url === null) return abandon(d, "webhook disabled");
-    const secret = signingSecretOf(webhook, clock.now());
+    // One instant for the choice of the secret and the timestamp it signs.
+    const signedAt = clock.now();
+    const secret = signingSecretOf(webhook, signedAt);
     if (!secret) return abandon(d, "no signing secret");
 
-    const timestamp = Math.floor(clock.now().getTime() / 1000);
+    const timestamp = Math.floor(signedAt.getTime() / 1000);
     const headers = {
       "Content-Type": "application/json",
       "User-Agent": "wallet-ledger-webhooks/1",
@@ -242,7 +244,7 @@ export function createWebhookDispatcher(opts: WebhookDispatcherOptions): Webhook
   // operator's drain and runOnce calls queue here); several dispatchers may, and the store keeps
   // the cap and the order between them.
   let leaseQueue: Promise<unknown> = Promise.resolve();
-  function lease(): Promise<LeasedDelivery[]> {
+  function lease(limit: number): Promise<LeasedDelivery[]> {
     const leased = leaseQueue.then(() => {
       const now = clock.now();
       return uow.run((tx) =>
@@ -250,7 +252,7 @@ export function createWebhookDispatcher(opts: WebhookDispatcherOptions): Webhook
           nowIso: now.toISOString(),
           leaseUntilIso: new Date(now.getTime() + leaseMs).toISOString(),
           leaseId: randomUUID(),
-          limit: batchSize,
+          limit,
           maxInFlightPerTenant: settings.maxInFlight,
         }),
       );
@@ -354,7 +356,8 @@ export function createWebhookDispatcher(opts: WebhookDispatcherOptions): Webhook
           leases++;
           let batch: LeasedDelivery[] = [];
           try {
-            batch = await lease();
+            // Never past the session's bound (drain: maxRounds * batchSize in all).
+            batch = await lease(Math.min(batchSize, maxLeased - counts.leased));
           } catch (e) {
             if (pollMs === null) failure = { error: e };
             else log.error?.("webhook lease failed", { error: (e as Error).name });

@@ -19,10 +19,13 @@ export { classifyAttempt, defaultRetryScheduleSeconds, planAttemptResult } from 
 export {
   addTenantWebhookSecret,
   newWebhookSecret,
+  type RotationOptions,
   rotateWebhookSecret,
   secretValidUntil,
   signingSecretOf,
+  signsFromOf,
   webhookSecretOverlapSeconds,
+  webhookSignerLeadSeconds,
 } from "./secrets.js";
 export { signaturesEqual, signWebhook } from "./signature.js";
 export type { TransportResult, WebhookTransport } from "./transport.js";

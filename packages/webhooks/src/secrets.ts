@@ -16,12 +16,20 @@ const timeOf = (iso: string): number => {
 };
 
 /**
- * The secret that signs at `now`. A secret that replaced another signs from `overlapSeconds` after
- * its `createdAt`, the instant its predecessor stops verifying; until then the predecessor signs,
- * so a receiver has the whole overlap to install the new secret before any delivery needs it (the
- * spec: "the old kid keeps working for 24 hours"). A tenant's first secret signs from its creation.
- * When no secret has started (every one dated in the future: a clock skew at seeding), the
- * earliest, so delivery does not stall. Null when there is no secret.
+ * How long before its predecessor stops verifying a rotated secret takes over signing: the
+ * receivers' timestamp tolerance, so the last delivery the old secret signed is still fresh when
+ * the old secret ends, and no receiver judging at its own clock refuses it.
+ */
+export const webhookSignerLeadSeconds = 300;
+
+/**
+ * The secret that signs at `now`. A secret that replaced another signs from its `signsFrom` when
+ * set (a rotation marked immediate: its `createdAt`), else from its predecessor's end (24 h after
+ * its `createdAt`) less `webhookSignerLeadSeconds`; until then the predecessor signs, so a receiver
+ * has the overlap to install the new secret before any delivery needs it (the spec: "the old kid
+ * keeps working for 24 hours"). A tenant's first secret signs from its creation. When no secret
+ * has started (every one dated in the future: a clock skew at seeding), the earliest, so delivery
+ * does not stall. Null when there is no secret.
  */
 export function signingSecretOf(
   webhook: Pick<WebhookConfig, "secrets">,
@@ -29,7 +37,7 @@ export function signingSecretOf(
   overlapSeconds = webhookSecretOverlapSeconds,
 ): WebhookSecret | null {
   const sorted = [...webhook.secrets].sort((a, b) => timeOf(a.createdAt) - timeOf(b.createdAt));
-  const signsFrom = (i: number) => timeOf(sorted[i]!.createdAt) + (i === 0 ? 0 : overlapSeconds * 1000);
+  const signsFrom = (i: number) => signsFromAt(sorted, i, overlapSeconds);
   let current: WebhookSecret | undefined;
   sorted.forEach((secret, i) => {
     if (signsFrom(i) <= now.getTime()) current = secret;
@@ -91,7 +99,20 @@ export function rotateWebhookSecret(webhook: WebhookConfig, next: WebhookSecret)
       { field: "createdAt", issue: "not_newest" },
     ]);
   }
-  const secrets = [...webhook.secrets, { kid: next.kid, secret: next.secret, createdAt: next.createdAt }];
+  if (next.signsFrom !== undefined && !(Date.parse(next.signsFrom) >= createdAtMs)) {
+    throw new DomainError("InvalidRequest", "signsFrom must be a timestamp no earlier than createdAt", [
+      { field: "signsFrom", issue: "invalid" },
+    ]);
+  }
+  const secrets = [
+    ...webhook.secrets,
+    {
+      kid: next.kid,
+      secret: next.secret,
+      createdAt: next.createdAt,
+      ...(next.signsFrom !== undefined ? { signsFrom: next.signsFrom } : {}),
+    },
+  ];
   const validUntil = secretValidUntil(secrets);
   return {
     ...webhook,
@@ -107,18 +128,49 @@ export function rotateWebhookSecret(webhook: WebhookConfig, next: WebhookSecret)
  * A fresh random secret (32 bytes, base64url) with a random kid, dated `now`: what the operator's
  * "POST webhook/secrets" creates and shows once.
  */
-export function newWebhookSecret(now: Date): WebhookSecret {
+export function newWebhookSecret(now: Date, options: RotationOptions = {}): WebhookSecret {
+  const createdAt = now.toISOString();
   return {
     kid: `wh_${randomBytes(6).toString("hex")}`,
     secret: `whsec_${randomBytes(32).toString("base64url")}`,
-    createdAt: now.toISOString(),
+    createdAt,
+    ...(options.immediate ? { signsFrom: createdAt } : {}),
   };
+}
+
+export interface RotationOptions {
+  /**
+   * The new secret signs from its creation instead of taking over at the end of the overlap: for a
+   * secret that leaked, so that receivers can drop it as soon as they hold the new one. Deliveries
+   * a receiver without the new secret refuses meanwhile fail and are re-queued by the operator.
+   */
+  immediate?: boolean;
+}
+
+/** When `kid` starts (or started) signing, under `signingSecretOf`'s rule; null for an unknown kid. */
+export function signsFromOf(
+  webhook: Pick<WebhookConfig, "secrets">,
+  kid: string,
+  overlapSeconds = webhookSecretOverlapSeconds,
+): Date | null {
+  const sorted = [...webhook.secrets].sort((a, b) => timeOf(a.createdAt) - timeOf(b.createdAt));
+  const i = sorted.findIndex((s) => s.kid === kid);
+  return i < 0 ? null : new Date(signsFromAt(sorted, i, overlapSeconds));
+}
+
+/** When the secret at `i` of the creation-ordered list starts signing. */
+function signsFromAt(sorted: readonly WebhookSecret[], i: number, overlapSeconds: number): number {
+  const s = sorted[i]!;
+  if (i === 0) return timeOf(s.createdAt);
+  if (s.signsFrom !== undefined) return timeOf(s.signsFrom);
+  return timeOf(s.createdAt) + Math.max(0, overlapSeconds - webhookSignerLeadSeconds) * 1000;
 }
 
 /**
  * The operator's `POST /admin/tenants/{tenantId}/webhook/secrets`: creates a random secret, which
- * signs from `now` if it is the tenant's first and 24 h later otherwise, stores the tenant, and returns the secret (shown once; never
- * logged). NotFound for an unknown tenant.
+ * signs from `now` if it is the tenant's first or `immediate`, else once the previous one's overlap
+ * ends (`signingSecretOf`); stores the tenant and returns the secret (shown once; never logged).
+ * NotFound for an unknown tenant.
  *
  * @example
  *   const { kid, secret, createdAt } = await addTenantWebhookSecret(uow, "acme", clock.now());
@@ -127,8 +179,9 @@ export async function addTenantWebhookSecret(
   uow: UnitOfWork,
   tenantId: string,
   now: Date,
+  options: RotationOptions = {},
 ): Promise<WebhookSecret> {
-  const created = newWebhookSecret(now);
+  const created = newWebhookSecret(now, options);
   return uow.run(async (tx) => {
     const tenant = (await tx.tenants.getForUpdate(tenantId)) ?? notFound("Tenant");
     await tx.tenants.upsert({ ...tenant, webhook: rotateWebhookSecret(tenant.webhook, created) });

@@ -271,6 +271,19 @@ describe("webhook dispatcher", () => {
     expect(receiver.maxConcurrent("/hooks/beta")).toBe(4);
   });
 
+  it("drain(maxRounds) leases at most maxRounds * batchSize deliveries, partial leases included", async () => {
+    // A first lease comes back partial (3 due), then 20 more fall due: each later lease may ask
+    // only for what the bound (2 * 5) leaves, so the drain stops at 10, not 3 + 5 + 5.
+    for (let i = 0; i < 3; i++) await emit(store.uow, deps(), "acme", "wallet_credit.completed", `op_a${i}`);
+    receiver.reply(() => ({ status: 200, delayMs: 100 }));
+    const draining = dispatcher({ batchSize: 5, settings: { ...settings, maxInFlight: 64 } }).drain(2);
+    while (receiver.requests.length < 3) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 20; i++) await emit(store.uow, deps(), "acme", "wallet_credit.completed", `op_b${i}`);
+    const counts = await draining;
+    expect(counts.leased).toBe(10);
+    expect(counts.delivered).toBe(10);
+  });
+
   it("sends an event again when its lease runs out before the result was recorded (at least once)", async () => {
     const id = await emit(store.uow, deps(), "acme", "wallet_credit.completed", "op_1");
     // A dispatcher whose store fails when it records: it POSTed, then "crashed".

@@ -11,6 +11,7 @@ import {
   secretValidUntil,
   signaturesEqual,
   signingSecretOf,
+  signsFromOf,
   signWebhook,
   verifyWebhook,
   WebhookVerificationError,
@@ -202,13 +203,13 @@ describe("verifyWebhook", () => {
     expect(reasonOf(() => check("old", rotatedAt + 86_400))).toBe("retired_kid");
     expect(reasonOf(() => check("old", rotatedAt + 90_000))).toBe("retired_kid");
     expect(check("new", rotatedAt + 90_000).id).toBe("evt_01");
-    // The overlap is judged at the signing time: the service's last delivery signed with the old
-    // secret, a second before the new one takes over, still verifies when it arrives after.
-    const lastOld = headersFor(body, list[0]!.secret, "old", rotatedAt + 86_399);
-    expect(verifyWebhook(body, lastOld, list, { nowSeconds: rotatedAt + 86_420 }).id).toBe("evt_01");
-    // ...but a signature dated ahead of now by the tolerance cannot stretch it further.
-    const datedAhead = headersFor(body, list[0]!.secret, "old", rotatedAt + 86_400);
-    expect(reasonOf(() => verifyWebhook(body, datedAhead, list, { nowSeconds: rotatedAt + 86_300 }))).toBe(
+    // The service's last delivery with the old secret is signed 300 s before its end (the signer
+    // switches then), so it verifies for as long as its timestamp is fresh.
+    const lastOld = headersFor(body, list[0]!.secret, "old", rotatedAt + 86_100 - 1);
+    expect(verifyWebhook(body, lastOld, list, { nowSeconds: rotatedAt + 86_100 + 290 }).id).toBe("evt_01");
+    // Judged at the receiver's clock: no timestamp, back-dated or not, stretches the old secret.
+    const backDated = headersFor(body, list[0]!.secret, "old", rotatedAt + 86_390);
+    expect(reasonOf(() => verifyWebhook(body, backDated, list, { nowSeconds: rotatedAt + 86_405 }))).toBe(
       "retired_kid",
     );
     // An explicit retiredAt ends a secret too.
@@ -237,18 +238,29 @@ describe("secret rotation", () => {
     expect(next.secrets.map((s) => s.kid)).toEqual(["wh1", "wh2"]);
     // The old kid keeps signing for the overlap: a receiver has a day to install the new secret.
     expect(signingSecretOf(next, new Date("2026-11-22T10:00:00.000Z"))?.kid).toBe("wh1");
-    expect(signingSecretOf(next, new Date("2026-11-23T09:59:59.999Z"))?.kid).toBe("wh1");
-    expect(signingSecretOf(next, new Date("2026-11-23T10:00:00.000Z"))?.kid).toBe("wh2");
-    // The signer changes exactly when the old secret stops verifying.
+    expect(signingSecretOf(next, new Date("2026-11-23T09:54:59.999Z"))?.kid).toBe("wh1");
+    // The signer changes 300 s (the receivers' tolerance) before the old secret stops verifying,
+    // so its last deliveries are still fresh when it ends.
+    expect(signingSecretOf(next, new Date("2026-11-23T09:55:00.000Z"))?.kid).toBe("wh2");
     expect(secretValidUntil(next.secrets).get("wh1")).toEqual(new Date("2026-11-23T10:00:00.000Z"));
+    expect(signsFromOf(next, "wh2")).toEqual(new Date("2026-11-23T09:55:00.000Z"));
+    // A rotation marked immediate (a leaked secret) signs from its creation.
+    const immediate = rotateWebhookSecret(base, {
+      kid: "wh2",
+      secret: "s2-0123456789abcdef",
+      createdAt: "2026-11-22T10:00:00.000Z",
+      signsFrom: "2026-11-22T10:00:00.000Z",
+    });
+    expect(signingSecretOf(immediate, new Date("2026-11-22T10:00:00.000Z"))?.kid).toBe("wh2");
+    expect(signingSecretOf(immediate, new Date("2026-11-22T09:59:59.999Z"))?.kid).toBe("wh1");
     // A second rotation within the overlap: each secret signs in turn, a day after its creation.
     const third = rotateWebhookSecret(next, {
       kid: "wh3",
       secret: "s3-0123456789abcdef",
       createdAt: "2026-11-22T12:00:00.000Z",
     });
-    expect(signingSecretOf(third, new Date("2026-11-23T11:59:59.999Z"))?.kid).toBe("wh2");
-    expect(signingSecretOf(third, new Date("2026-11-23T12:00:00.000Z"))?.kid).toBe("wh3");
+    expect(signingSecretOf(third, new Date("2026-11-23T11:54:59.999Z"))?.kid).toBe("wh2");
+    expect(signingSecretOf(third, new Date("2026-11-23T11:55:00.000Z"))?.kid).toBe("wh3");
     // A tenant's first secret signs from its creation; none is null.
     const first = {
       secrets: [{ kid: "only", secret: "s0-0123456789abcdef", createdAt: "2026-11-22T10:00:00.000Z" }],
@@ -338,8 +350,13 @@ describe("adding a tenant's webhook secret", () => {
     expect(stored?.webhook.secrets.map((s) => s.kid)).toEqual(["wh1", created.kid]);
     expect(signingSecretOf(stored!.webhook, now)?.kid).toBe("wh1");
     expect(signingSecretOf(stored!.webhook, new Date(now.getTime() + 86_400_000))).toEqual(created);
-    const another = await addTenantWebhookSecret(uow, "acme", new Date(now.getTime() + 1000));
+    const later = new Date(now.getTime() + 1000);
+    const another = await addTenantWebhookSecret(uow, "acme", later, { immediate: true });
     expect(another.secret).not.toBe(created.secret);
+    // Immediate (a leaked secret): it signs at once, skipping the one created before it.
+    const rotated = (await uow.run((tx) => tx.tenants.get("acme")))!.webhook;
+    expect(signingSecretOf(rotated, later)?.kid).toBe(another.kid);
+    expect(signsFromOf(rotated, another.kid)).toEqual(later);
     await expect(addTenantWebhookSecret(uow, "nobody", now)).rejects.toMatchObject({ code: "NotFound" });
   });
 });

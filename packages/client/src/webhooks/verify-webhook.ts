@@ -35,8 +35,8 @@ export class WebhookVerificationError extends Error {
 
 /**
  * A secret known to the receiver. `createdAt` enables the rotation rule: a secret stops verifying
- * for deliveries signed 24 h or more after the next newer secret's `createdAt` (the instant the
- * newer one starts signing). `retiredAt` ends it explicitly.
+ * 24 h after the next newer secret's `createdAt` (the service switches to the newer one 5 minutes
+ * before, so its last deliveries are still fresh then). `retiredAt` ends it explicitly.
  */
 export interface ReceiverSecret {
   kid: string;
@@ -126,20 +126,8 @@ const toMs = (d: string | Date | undefined): number | null => {
   return Number.isFinite(t) ? t : null;
 };
 
-/**
- * The secrets registered under `kid` that verify a delivery signed at `signedAtMs` and received at
- * `nowMs`; throws when there are none. A superseded secret's overlap is judged at the signing time
- * (which the signature covers, and which is within the tolerance of now): the service signs with
- * the old secret until the instant its overlap ends, and that last delivery may arrive a moment
- * later. An explicit `retiredAt` is judged at `nowMs`.
- */
-function secretsFor(
-  secrets: ReceiverSecrets,
-  kid: string,
-  times: { nowMs: number; signedAtMs: number },
-  overlapSeconds: number,
-): string[] {
-  const { nowMs, signedAtMs } = times;
+/** The secrets registered under `kid` that still verify at `nowMs`; throws when there are none. */
+function secretsFor(secrets: ReceiverSecrets, kid: string, nowMs: number, overlapSeconds: number): string[] {
   if (!Array.isArray(secrets)) {
     const map = secrets as Readonly<Record<string, string>>;
     const s = Object.hasOwn(map, kid) ? map[kid] : undefined;
@@ -157,7 +145,7 @@ function secretsFor(
       .map((o) => toMs(o.createdAt))
       .filter((t): t is number => t !== null && t > createdAt)
       .sort((a, b) => a - b)[0];
-    return newer === undefined || signedAtMs < newer + overlapSeconds * 1000;
+    return newer === undefined || nowMs < newer + overlapSeconds * 1000;
   });
   if (live.length === 0) fail("retired_kid", "X-Webhook-Key-Id names a retired secret");
   return live.map((s) => s.secret);
@@ -233,7 +221,7 @@ export function verifyWebhook<D extends object = Record<string, unknown>>(
   const candidates = secretsFor(
     secrets,
     kid,
-    { nowMs: nowSeconds * 1000, signedAtMs: Number(timestamp) * 1000 },
+    nowSeconds * 1000,
     opts.overlapSeconds ?? overlapSecondsDefault,
   );
   const given = signature.toLowerCase();

@@ -50,7 +50,8 @@ export interface ApiDeps {
   rotateWebhookSecret?: (
     webhook: WebhookConfig,
     now: Date,
-  ) => { webhook: WebhookConfig; secret: WebhookSecret };
+    options: { immediate: boolean },
+  ) => { webhook: WebhookConfig; secret: WebhookSecret; signsFrom: Date };
 }
 
 export interface ApiLimits {

@@ -17,6 +17,7 @@ import {
   createdApiKeyViewSchema,
   patchTenantBodySchema,
   putWebhookBodySchema,
+  rotateWebhookSecretBodySchema,
   signingKeyParamsSchema,
   signingKeyViewSchema,
   tenantParamsSchema,
@@ -32,7 +33,7 @@ import {
  * every request, so a suspension, a scope change or a revocation applies to the next request.
  */
 
-/** Locked until the route's transaction ends: every route here reads the tenant to write it back. */
+/** Locked until the route's transaction ends: every write here reads the tenant to write it back. */
 const loadTenant = async (tx: Tx, tenantId: string): Promise<Tenant> =>
   (await tx.tenants.getForUpdate(tenantId)) ?? notFound("Tenant");
 
@@ -98,7 +99,10 @@ export const operatorTenantRoutes: readonly RouteEntry[] = [
     params: tenantParamsSchema,
     success: { status: 200, description: "The tenant, without secrets", schema: tenantViewSchema },
     errorStatuses: [400, 401, 404, 500, 503],
-    run: async (tx, { params }) => toTenantView(tx, await loadTenant(tx, params.tenantId)),
+    // A read, without the lock the writes take: a GET runs on a snapshot, where waiting on a row
+    // another transaction changed ends in a serialization failure.
+    run: async (tx, { params }) =>
+      toTenantView(tx, (await tx.tenants.get(params.tenantId)) ?? notFound("Tenant")),
   }),
   operatorRoute({
     method: "PATCH",
@@ -256,17 +260,26 @@ export const operatorTenantRoutes: readonly RouteEntry[] = [
     method: "POST",
     path: "/tenants/{tenantId}/webhook/secrets",
     operationId: "rotateWebhookSecret",
-    summary: "Create a new webhook signing secret, shown once; the previous kid keeps verifying for 24 h",
+    summary:
+      "Create a new webhook signing secret, shown once; it signs once the previous one's 24 h overlap ends, or at once with immediate",
     tag: "Operator",
     params: tenantParamsSchema,
+    body: rotateWebhookSecretBodySchema,
     success: { status: 201, description: "The new secret (shown once)", schema: webhookSecretViewSchema },
     errorStatuses: [400, 401, 404, 409, 500, 503],
-    run: async (tx, { deps, params }) => {
+    run: async (tx, { deps, params, body }) => {
       const rotate = deps.rotateWebhookSecret ?? rotationUnavailable();
       const tenant = await loadTenant(tx, params.tenantId);
-      const { webhook, secret } = rotate(tenant.webhook, deps.core.clock.now());
+      const { webhook, secret, signsFrom } = rotate(tenant.webhook, deps.core.clock.now(), {
+        immediate: body?.immediate ?? false,
+      });
       await tx.tenants.upsert({ ...tenant, webhook });
-      return { kid: secret.kid, secret: secret.secret, createdAt: secret.createdAt };
+      return {
+        kid: secret.kid,
+        secret: secret.secret,
+        createdAt: secret.createdAt,
+        signsFrom: signsFrom.toISOString(),
+      };
     },
   }),
 ];

@@ -184,4 +184,11 @@ export const webhookSecretViewSchema = v.object({
   kid: v.string(),
   secret: v.string(),
   createdAt: v.string(),
+  /** When it starts signing: at once for a tenant's first or an immediate one, else shortly before the old one ends. */
+  signsFrom: v.string(),
 });
+
+/** POST .../webhook/secrets: no body, or `{ "immediate": true }` for a secret that leaked. */
+export const rotateWebhookSecretBodySchema = v.optional(
+  v.strictObject({ immediate: v.optional(v.boolean("immediate must be true or false")) }),
+);

@@ -26,6 +26,12 @@ export interface WebhookSecret {
   kid: string;
   secret: string;
   createdAt: string;
+  /**
+   * When it starts signing, if not the default (a tenant's first secret: its `createdAt`; one that
+   * replaced another: shortly before that one stops verifying, 24 h on). A rotation marked
+   * immediate sets it to `createdAt`.
+   */
+  signsFrom?: string;
 }
 
 export interface WebhookConfig {

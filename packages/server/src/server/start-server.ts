@@ -8,6 +8,7 @@ import {
   createWebhookDispatcher,
   newWebhookSecret,
   rotateWebhookSecret,
+  signsFromOf,
   type WebhookLogger,
 } from "@wallet/webhooks";
 import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
@@ -246,16 +247,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 }
 
 /**
- * `POST /admin/tenants/{tenantId}/webhook/secrets`: a fresh random secret, signing from `now`.
+ * `POST /admin/tenants/{tenantId}/webhook/secrets`: a fresh random secret dated `now`, which signs
+ * once the previous one's overlap ends (or at once: `immediate`, or a tenant's first secret).
  * A new secret must be newer than every existing one; two rotations within one millisecond would
  * be refused for that alone, so the second is dated 1 ms after the first (never more than a
  * second ahead: a secret dated further in the future is a clock problem the refusal reports).
  */
-function rotateWebhookSecretNow(webhook: WebhookConfig, now: Date) {
+function rotateWebhookSecretNow(webhook: WebhookConfig, now: Date, options: { immediate: boolean }) {
   const newest = Math.max(...webhook.secrets.map((s) => Date.parse(s.createdAt)).filter(Number.isFinite));
   const at = newest >= now.getTime() && newest < now.getTime() + 1_000 ? new Date(newest + 1) : now;
-  const secret = newWebhookSecret(at);
-  return { webhook: rotateWebhookSecret(webhook, secret), secret };
+  const secret = newWebhookSecret(at, options);
+  const rotated = rotateWebhookSecret(webhook, secret);
+  return { webhook: rotated, secret, signsFrom: signsFromOf(rotated, secret.kid) ?? at };
 }
 
 /** The dispatcher's log calls as pino lines. Its fields never hold a secret, a URL or a body. */
