@@ -124,6 +124,13 @@ describe("wallet call with explicit credentials", () => {
       const partial = await run(["call", "--base-url", server.url, "GET", "/health"], { cwd });
       expect(partial.code).toBe(2);
       expect(partial.stderr).toMatch(/no credentials at .*--api-key, --kid and --key-file/);
+
+      // A body file that is not there is a command-line mistake too: exit 2, one line.
+      const missing = await run(["call", ...flags, "POST", "/customers", "@/nonexistent/body.json"], { cwd });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(
+        /^wallet: call: cannot read the body file \/nonexistent\/body\.json \(ENOENT\)[^\n]*\n$/,
+      );
     } finally {
       await server.close();
     }

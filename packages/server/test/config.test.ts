@@ -261,7 +261,8 @@ describe("parseConfig", () => {
 
   it("refuses text that is not JSON, in one line", () => {
     expect(messageOf("{ sandbox: true,\n}")).toMatch(/^config: invalid JSON \(.+\)$/);
-    expect(messageOf("[]")).toMatch(/^config: /);
+    expect(messageOf("[]")).toBe("config: expected a JSON object");
+    expect(messageOf("null")).toBe("config: expected a JSON object");
   });
 });
 

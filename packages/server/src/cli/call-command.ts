@@ -123,7 +123,17 @@ export function formatResponse(response: Response, text: string, idempotencyKey:
 
 /** The body exactly as given (validated as JSON), or `@file` to read it from a file. */
 export function readBody(arg: string, cwd: string): string {
-  const text = arg.startsWith("@") ? readFileSync(resolve(cwd, arg.slice(1)), "utf8") : arg;
+  let text = arg;
+  if (arg.startsWith("@")) {
+    try {
+      text = readFileSync(resolve(cwd, arg.slice(1)), "utf8");
+    } catch (e) {
+      // A command-line mistake (exit 2), named without the stack.
+      throw new UsageError(
+        `call: cannot read the body file ${arg.slice(1)} (${(e as NodeJS.ErrnoException).code ?? "error"})`,
+      );
+    }
+  }
   if (Buffer.byteLength(text) > bodyBytesMax) throw new UsageError("call: body larger than 1 MiB");
   try {
     JSON.parse(text);

@@ -20,6 +20,8 @@ export function parseConfig(json: unknown): WalletConfig {
       throw new ConfigError("", `invalid JSON (${(e as Error).message})`);
     }
   }
+  // valibot's object schemas take an array for an object: `[]` would read as missing keys.
+  if (Array.isArray(input)) throw new ConfigError("", "expected a JSON object");
   const result = v.safeParse(configSchema, input);
   if (!result.success) {
     const issue = result.issues[0];
