@@ -510,7 +510,12 @@ describe("payouts", () => {
 
     it("uncertain: nothing moves, the payout stays processing until a later result resolves it", async () => {
       const before = await balance();
-      const d = await report(opUid, "uncertain");
+      const receipt = () => core.run((tx) => getReceipt(core.deps, ctx(), tx, opUid));
+      const processing = await receipt();
+      // An uncertain result carrying the rail's reference changes neither the receipt nor its hash.
+      const d = await report(opUid, "uncertain", "PRV-U");
+      expect(await receipt()).toEqual(processing);
+      expect(d.provider).toMatchObject({ reference: "PRV-U" });
       expect(d).toMatchObject({ state: "processing", completedAt: null, provider: { state: "uncertain" } });
       expect(journalsOfOp()).toHaveLength(1);
       expect(await balance()).toEqual(before);
@@ -525,6 +530,7 @@ describe("payouts", () => {
         state: "completed",
         provider: { state: "confirmed", reference: "PRV-3" },
       });
+      expect((await receipt()).references.providerReference).toBe("PRV-3");
       expect(done.timeline.map((t) => t.toState)).toEqual(["created", "processing", "completed"]);
       expect(core.store.state.outbox.filter((e) => e.resourceUid === opUid).map((e) => e.type)).toEqual([
         "payout.uncertain",
@@ -546,6 +552,9 @@ describe("payouts", () => {
       const journals = core.store.state.journals.length;
       const outbox = core.store.state.outbox.length;
       expect(await report(opUid, "confirmed", "PRV-4")).toEqual(first);
+      expect(await report(opUid, "confirmed")).toEqual(first); // no reference: still the same result
+      // The same outcome under another provider reference is not a repeat.
+      expect((await refusal(report(opUid, "confirmed", "PRV-OTHER"))).code).toBe("Conflict");
       expect(core.store.state.journals.length).toBe(journals);
       expect(core.store.state.outbox.length).toBe(outbox);
       expect((await refusal(report(opUid, "failed"))).code).toBe("Conflict");

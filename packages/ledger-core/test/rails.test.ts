@@ -141,7 +141,7 @@ describe("inbound rail payments, expiry and suspense", () => {
       await balanced();
     });
 
-    it("credits the same provider payment once: a repeat returns the first outcome and posts nothing", async () => {
+    it("credits the same provider payment once: a repeat returns the first outcome and posts nothing; other details under its reference are 409", async () => {
       const i = await intent();
       const first = await pay(i, { providerReference: "DUP-1" });
       const journals = core.store.state.journals.length;
@@ -153,7 +153,14 @@ describe("inbound rail payments, expiry and suspense", () => {
 
       // an unmatched one repeated keeps pointing at the same suspense item
       const lost = await pay(null, { providerReference: "DUP-2" });
-      expect(await pay(null, { providerReference: "DUP-2", amountMinor: 1 })).toEqual(lost);
+      expect(await pay(null, { providerReference: "DUP-2" })).toEqual(lost);
+      // The same provider reference with another amount, currency or reference is not a retry:
+      // the provider's error is the operator's to see, not a payment to drop in silence.
+      for (const other of [{ amountMinor: 1 }, { currency: "USD" }, { reference: "123456789012" }]) {
+        const refused = await refusal(pay(null, { providerReference: "DUP-2", ...other }));
+        expect(refused.code, JSON.stringify(other)).toBe("Conflict");
+        expect((await refusal(pay(i, { providerReference: "DUP-1", ...other }))).code).toBe("Conflict");
+      }
       expect(core.store.state.suspense.size).toBe(1);
       expect(account("suspense:sandbox_mobile")).toBe(AMOUNT);
       await balanced();

@@ -2,7 +2,7 @@ import type { CoreDeps, RequestContext } from "../app/context.js";
 import { notFound } from "../shared/errors.js";
 import { canonicalJson } from "../shared/jcs.js";
 import type { Tx } from "../store/unit-of-work.js";
-import type { Operation } from "./model.js";
+import { finalStates, type Operation } from "./model.js";
 
 export interface ReceiptView {
   operationUid: string;
@@ -42,7 +42,10 @@ export function buildReceipt(
     counterparty: { hint: op.counterpartyHint },
     references: {
       clientReference: op.clientReference,
-      providerReference: op.provider?.reference ?? null,
+      // A rail's reference while the operation is still processing (an `uncertain` result may
+      // carry one) would change the receipt, and its hash, without a change of state: it shows
+      // once the operation is final.
+      providerReference: finalStates.includes(op.state) ? (op.provider?.reference ?? null) : null,
       journalUids,
     },
     feeBreakdown: op.feeBreakdown.map((l) => ({ label: l.label, amountMinor: l.amountMinor })),

@@ -62,7 +62,17 @@ export async function reportPayoutResult(
   const locked = await tx.ledger.lockAccounts(found.currency, [walletKey, holdKey]);
   const op = await loadRailPayout(tx, input.railCode, input.operationUid);
   if (op.state !== "processing") {
-    if (input.outcome !== "uncertain" && consistentStates[input.outcome].includes(op.state)) {
+    // A repeat of the result is answered as it was; one naming another provider reference is not
+    // a repeat but a contradiction.
+    const sameReference =
+      input.providerReference === undefined ||
+      (op.provider?.reference ?? null) === null ||
+      op.provider?.reference === input.providerReference;
+    if (
+      input.outcome !== "uncertain" &&
+      consistentStates[input.outcome].includes(op.state) &&
+      sameReference
+    ) {
       return readOperationDetail(tx, op);
     }
     return refuse("Conflict", `The payout is already ${op.state}; the result contradicts it`);

@@ -9,7 +9,7 @@ import { transitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import { toOperationView } from "../operations/views.js";
 import type { ErrorCode } from "../shared/errors.js";
-import { invariant, isDomainError, notFound } from "../shared/errors.js";
+import { invariant, isDomainError, notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -139,6 +139,25 @@ async function evaluate(deps: CoreDeps, tx: Tx, input: RailPaymentInput, now: Da
  * payment already reported (or racing its twin on another process) returns the first outcome and
  * posts nothing. 404 for a rail outside the catalog.
  */
+/**
+ * A payment the rail reported before, reported again: the first outcome when it is the same
+ * payment (a retry), 409 when the same provider reference names other details, which is a
+ * provider's error the operator must see rather than a payment to drop in silence.
+ */
+function repeatOf(first: RailPayment, input: RailPaymentInput): RailPaymentResult {
+  if (
+    first.reference !== input.reference ||
+    first.amountMinor !== input.amountMinor ||
+    first.currency !== input.currency
+  ) {
+    refuse(
+      "Conflict",
+      `The rail already reported ${input.providerReference} with another reference, amount or currency`,
+    );
+  }
+  return resultOf(first);
+}
+
 export async function receiveRailPayment(
   deps: CoreDeps,
   tx: Tx,
@@ -147,7 +166,7 @@ export async function receiveRailPayment(
   assertPositiveAmount(input.amountMinor);
   const rail = findRail(deps.catalog, input.railCode) ?? notFound("Rail");
   const known = await tx.railPayments.get(rail.code, input.providerReference);
-  if (known) return resultOf(known);
+  if (known) return repeatOf(known, input);
 
   const now = deps.clock.now();
   const at = iso(now);
@@ -165,7 +184,7 @@ export async function receiveRailPayment(
   if (!(await tx.railPayments.insertIfNew(payment))) {
     const first = await tx.railPayments.get(rail.code, input.providerReference);
     invariant(first, "a payment refused as known is stored");
-    return resultOf(first);
+    return repeatOf(first, input);
   }
 
   if (verdict.kind === "match") {

@@ -811,16 +811,17 @@ class RailPayment extends Base {
   async act(m: Model, r: Real) {
     if (this.mode === "repeat") {
       const [providerReference, first] = pick([...m.payments.entries()], this.i);
-      const again = await r.uow.run((tx) =>
-        receiveRailPayment(r.deps, tx, {
-          railCode: RAIL,
-          reference: "000000000000",
-          amountMinor: 1,
-          currency: CURRENCY,
-          providerReference,
-        }),
+      const report = (details: { reference: string; amountMinor: number; currency: string }) =>
+        r.uow.run((tx) => receiveRailPayment(r.deps, tx, { railCode: RAIL, providerReference, ...details }));
+      const { answer, ...details } = first;
+      const again = await report(details);
+      expect(JSON.stringify(again), "a payment reported twice keeps its first outcome").toBe(answer);
+      // Other details under the same provider reference: refused, and nothing changes.
+      const other = await report({ ...details, amountMinor: details.amountMinor + 1 }).then(
+        () => "accepted",
+        (e: unknown) => (e as { code?: string }).code,
       );
-      expect(JSON.stringify(again), "a payment reported twice keeps its first outcome").toBe(first);
+      expect(other, "a provider reference reused for another payment").toBe("Conflict");
       return;
     }
     const op = pick(intentsOf(m), this.i);
@@ -862,7 +863,12 @@ class RailPayment extends Base {
       expect(result.suspenseUid).toMatch(/^sus_/);
       post(m, [[accounts.clearing, accounts.suspense, amount]], currency);
     }
-    m.payments.set(providerReference, JSON.stringify(result));
+    m.payments.set(providerReference, {
+      reference,
+      amountMinor: amount,
+      currency,
+      answer: JSON.stringify(result),
+    });
   }
   toString = () => `RailPayment(i${this.i}, ${this.mode})`;
 }

@@ -84,8 +84,8 @@ export interface Model {
   ops: Map<string, MOp>;
   mandates: MMandate[];
   sent: SentRequest[];
-  /** Rail payments by providerReference, with the answer the first report got. */
-  payments: Map<string, string>;
+  /** Rail payments by providerReference: what was reported, and the answer the first report got. */
+  payments: Map<string, { reference: string; amountMinor: number; currency: string; answer: string }>;
   seq: number;
 }
 
