@@ -229,6 +229,26 @@ describe("customer lifecycle", () => {
       ).toBe("Conflict");
     });
 
+    it("refuses a level of another currency than the customer's wallets (generic 422), even if approved", async () => {
+      const both = tenantFixture("acme", { approvedKycLevels: ["tier_1", "tier_2", "tier_usd"] });
+      await core.run((tx) => tx.tenants.upsert(both));
+      const before = core.store.state.kycVersions.size;
+      const refused = await refusal(
+        core.run((tx) =>
+          submitKycVersion(
+            core.deps,
+            core.ctxFor(both),
+            tx,
+            customer.uid,
+            kyc("tier_usd", "periodic_review"),
+          ),
+        ),
+      );
+      expect(refused.code).toBe("UnprocessableEntity");
+      expect(core.store.state.kycVersions.size).toBe(before);
+      expect(core.store.state.wallets.get(customer.walletUid)?.kycTierCode).toBe("tier_1");
+    });
+
     it("an upgrade or downgrade must move the maximum balance in its direction", async () => {
       expect(
         (

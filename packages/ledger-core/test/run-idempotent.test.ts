@@ -6,6 +6,7 @@ import {
   onboardCustomer,
   refuse,
   runIdempotent,
+  StoreUnavailableError,
   type Tenant,
   type UnitOfWork,
 } from "../src/index.js";
@@ -116,5 +117,39 @@ describe("runIdempotent: a claim taken over while its request still runs", () =>
     );
     expect(outcome).toEqual({ replayed: false, response: { status: 422, body: "refused" } });
     expect(held()).toMatchObject({ state: "completed", response: { status: 422, body: "refused" } });
+  });
+});
+
+describe("runIdempotent: a refusal the store fails to keep", () => {
+  it("releases the key, so that a retry runs again instead of meeting IdempotencyKeyInUse", async () => {
+    const core = createCore();
+    const claim = { tenantId: "t0", key: "k-503", requestHash: "h-503" };
+    let autocommits = 0;
+    // The first autocommit is the claim; the second, storing the 422, meets an outage.
+    const failing: UnitOfWork = {
+      run: (work) => core.store.uow.run(work),
+      autocommit: async (work) => {
+        if (++autocommits === 2) throw new StoreUnavailableError("The store is unavailable: test");
+        return core.store.uow.autocommit(work);
+      },
+    };
+    const first = await runIdempotent(
+      failing,
+      core.deps.clock,
+      claim,
+      async () => refuse("UnprocessableEntity", "refused"),
+      () => ({ status: 422, body: "refused" }),
+    ).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(StoreUnavailableError);
+    expect(core.store.state.idempotency.get("t0/k-503")).toBeUndefined();
+    // The retry runs (and its refusal is stored this time).
+    const retry = await runIdempotent(
+      core.store.uow,
+      core.deps.clock,
+      claim,
+      async () => refuse("UnprocessableEntity", "refused"),
+      () => ({ status: 422, body: "refused" }),
+    );
+    expect(retry).toEqual({ replayed: false, response: { status: 422, body: "refused" } });
   });
 });

@@ -82,17 +82,26 @@ export async function runIdempotent(
   } catch (e) {
     const stored = isDomainError(e) && e.code !== "IdempotencyKeyInUse" ? storeRefusal(e) : null;
     if (stored) {
-      const kept = await uow.autocommit((tx) =>
-        tx.idempotency.complete(claim.tenantId, claim.key, claimedAt, stored),
-      );
+      let kept: boolean;
+      try {
+        kept = await uow.autocommit((tx) =>
+          tx.idempotency.complete(claim.tenantId, claim.key, claimedAt, stored),
+        );
+      } catch (storeError) {
+        // Not stored (a 5xx is never stored): the key is released so that a retry runs again,
+        // rather than meeting IdempotencyKeyInUse until the claim expires.
+        await release(uow, claim, claimedAt);
+        throw storeError;
+      }
       if (!kept) claimLost();
       return { replayed: false, response: stored };
     }
-    await uow
-      .autocommit((tx) => tx.idempotency.release(claim.tenantId, claim.key, claimedAt))
-      .catch(() => {
-        // The store is failing; the claim expires on its own after IDEMPOTENCY_LOCK_SECONDS.
-      });
+    await release(uow, claim, claimedAt);
     throw e;
   }
+}
+
+/** Gives the key back; if the store is failing, the claim expires on its own after IDEMPOTENCY_LOCK_SECONDS. */
+async function release(uow: UnitOfWork, claim: { tenantId: string; key: string }, claimedAt: string) {
+  await uow.autocommit((tx) => tx.idempotency.release(claim.tenantId, claim.key, claimedAt)).catch(() => {});
 }

@@ -1,5 +1,5 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
-import { approvedKycLevel } from "../customers/account-approval.js";
+import { approvedKycLevel, notApproved } from "../customers/account-approval.js";
 import { lockCustomer } from "../customers/identifiers.js";
 import type { KycVersion } from "../customers/model.js";
 import type { KycVersionInput } from "../customers/records.js";
@@ -62,6 +62,10 @@ export async function submitKycVersion(
   // Locked: the one-pending rule below reads the customer's versions.
   const customer = await lockCustomer(tx, ctx, customerUid);
   const level = approvedKycLevel(deps, ctx.tenant, input.tierCode);
+  // A level's limits are amounts of its currency: one of another currency would run the wallets
+  // on foreign limits (the generic refusal, as at onboarding).
+  const wallets = await tx.wallets.listByCustomer(ctx.tenant.id, customer.uid);
+  if (wallets.some((w) => w.currency !== level.currency)) notApproved();
   const versions = await tx.kycVersions.listByCustomer(ctx.tenant.id, customer.uid);
   if (versions.some((v) => v.state === "pending"))
     refuse("Conflict", "The customer already has a pending KYC version");
@@ -118,6 +122,12 @@ async function applyDecision(
   if (decision === "approved") {
     const level = findKycLevel(deps.catalog, version.tierCode);
     invariant(level, "a decided version names a level of the catalog");
+    // A version submitted before its level's currency was checked: never approved onto wallets
+    // of another currency.
+    const wallets = await tx.wallets.listByCustomer(tenant.id, version.customerUid);
+    if (wallets.some((w) => w.currency !== level.currency)) {
+      refuse("UnprocessableEntity", "The KYC level's currency is not the customer's wallets' currency");
+    }
     for (const previous of await tx.kycVersions.listByCustomer(tenant.id, version.customerUid)) {
       if (previous.state === "approved") await tx.kycVersions.update({ ...previous, state: "superseded" });
     }
