@@ -1,7 +1,7 @@
 import { createMemoryStore } from "@wallet/ledger-core/memory";
 import { beforeEach, describe, expect, it } from "vitest";
 import { UNAUTHORIZED_BODY } from "../src/index.js";
-import { ADMIN, createHarness, type Harness, seedTenant } from "./support/fixture.js";
+import { ADMIN, ADMIN_TOKEN, createHarness, type Harness, seedTenant } from "./support/fixture.js";
 import { storeKinds } from "./support/stores.js";
 
 describe("operator API (/api/v1/admin)", () => {
@@ -21,6 +21,15 @@ describe("operator API (/api/v1/admin)", () => {
     ]) {
       expect(res.status).toBe(401);
       expect(await res.text()).toBe(UNAUTHORIZED_BODY);
+    }
+  });
+
+  it("reads the Bearer scheme without regard to case or the spaces after it (RFC 9110)", async () => {
+    for (const scheme of ["Bearer ", "bearer ", "BEARER ", "Bearer   "]) {
+      const res = await h.app.request(`${ADMIN}/ledger/trial-balance`, {
+        headers: { Authorization: `${scheme}${ADMIN_TOKEN}` },
+      });
+      expect(res.status, JSON.stringify(scheme)).toBe(200);
     }
   });
 

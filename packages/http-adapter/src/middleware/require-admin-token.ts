@@ -12,7 +12,8 @@ const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 export function requireAdminToken(adminToken: string): MiddlewareHandler<AppEnv> {
   const expected = digest(adminToken);
   return async function requireAdminToken(c, next) {
-    const match = /^Bearer (.+)$/.exec(c.req.header("Authorization") ?? "");
+    // The scheme is case-insensitive and may be followed by more than one space (RFC 9110).
+    const match = /^bearer +(.+)$/i.exec(c.req.header("Authorization") ?? "");
     const presented = digest(match?.[1] ?? "");
     // Evaluated in full on every request: no early exit on a missing header.
     const ok = timingSafeEqual(presented, expected) && match !== null;

@@ -17,8 +17,12 @@ export function resolveDatabaseUrl(url: string, cwd: string): string {
 export function redactDatabaseUrl(url: string): string {
   try {
     const u = new URL(url);
-    if (u.password === "") return url;
-    u.password = "***";
+    // The password in the user part, and in the query (`?password=`, which node-postgres reads
+    // too), and a `sslpassword`/`sslkey` passphrase likewise.
+    const secretParams = [...u.searchParams.keys()].filter((k) => /password|secret|passphrase/i.test(k));
+    if (u.password === "" && secretParams.length === 0) return url;
+    if (u.password !== "") u.password = "***";
+    for (const k of secretParams) u.searchParams.set(k, "***");
     return u.toString();
   } catch {
     return url;

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { redactDatabaseUrl } from "../src/server/database-url.js";
+
+describe("redactDatabaseUrl", () => {
+  it("hides a password in the user part and in the query, which node-postgres reads too", () => {
+    expect(redactDatabaseUrl("postgres://wallet:hunter2@db:5432/wallet")).toBe(
+      "postgres://wallet:***@db:5432/wallet",
+    );
+    expect(redactDatabaseUrl("postgres://wallet@db/wallet?password=hunter2&sslmode=require")).toBe(
+      "postgres://wallet@db/wallet?password=***&sslmode=require",
+    );
+    expect(redactDatabaseUrl("postgres://db/wallet?sslpassword=k3y&PASSWORD=x")).not.toMatch(/k3y|=x\b/);
+    expect(redactDatabaseUrl("postgres://db/wallet?sslmode=disable")).toBe(
+      "postgres://db/wallet?sslmode=disable",
+    );
+    expect(redactDatabaseUrl("sqlite:./data/wallet.db")).toBe("sqlite:./data/wallet.db");
+  });
+});
