@@ -83,6 +83,11 @@ describe("request validation: strict, with JSON paths", () => {
     shortHash.agreements[0]!.documentHash = "a".repeat(63);
     cases.push([shortHash, "agreements[0].documentHash"]);
     cases.push([onboardingBody({ dateOfBirth: "1990-13-01" }), "dateOfBirth"]);
+    cases.push([onboardingBody({ dateOfBirth: "1990-02-31" }), "dateOfBirth"]); // not a calendar date
+    cases.push([onboardingBody({ dateOfBirth: "2999-01-01" }), "dateOfBirth"]); // not born yet
+    const blank = onboardingBody();
+    (blank.identifiers[0] as Record<string, unknown>).value = " \t ";
+    cases.push([blank, "identifiers[0].value"]);
     cases.push([onboardingBody({ customerType: "robot" }), "customerType"]);
     const badVerifiedAt = onboardingBody();
     (badVerifiedAt.identifiers[0] as Record<string, unknown>).verifiedAt = "yesterday";

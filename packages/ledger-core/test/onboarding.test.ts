@@ -82,6 +82,14 @@ describe("onboarding", () => {
     expect((await refusal(onboard({ identifiers: spaced }))).code).toBe("Conflict");
   });
 
+  it("refuses a blank identifier value and a date of birth in the future (400)", async () => {
+    const blank = onboardingInput().identifiers.map((i) =>
+      i.type === "msisdn" ? { ...i, value: " \t " } : i,
+    );
+    expect((await refusal(onboard({ identifiers: blank }))).code).toBe("InvalidRequest");
+    expect((await refusal(onboard({ dateOfBirth: "2999-01-01" }))).code).toBe("InvalidRequest");
+  });
+
   it("refuses unapproved profiles and levels with one generic message, and prohibited risk", async () => {
     const a = await refusal(onboard({ rulesProfileKey: "standard_usd" }));
     const b = await refusal(onboard({ kyc: { ...onboardingInput().kyc, tierCode: "tier_usd" } }));

@@ -25,7 +25,11 @@ import {
 export const identifierInputEntries = {
   class: v.picklist(identifierClasses),
   type: boundedString(1, 40),
-  value: boundedString(1, 256),
+  // A value of spaces alone reads as empty, and every empty value would be one duplicate.
+  value: v.pipe(
+    boundedString(1, 256),
+    v.check((s: string) => /\S/.test(s), "must not be blank"),
+  ),
   verificationStatus: v.picklist(verificationStatuses),
   verifiedAt: v.optional(isoTimestampSchema),
   issuingCountry: v.optional(countryCodeSchema),

@@ -67,7 +67,18 @@ export const isoTimestampSchema = v.config(
   { abortPipeEarly: true },
 );
 
-export const isoDateSchema = v.pipe(v.string(), v.isoDate("must be an ISO-8601 date (YYYY-MM-DD)"));
+/** A real calendar date, YYYY-MM-DD: `1990-02-31` is refused (valibot's isoDate checks the pattern only). */
+export const isoDateSchema = v.config(
+  v.pipe(
+    v.string(),
+    v.isoDate("must be an ISO-8601 date (YYYY-MM-DD)"),
+    v.check(
+      (s: string) => boundInstantMs(`${s}T00:00:00Z`, "upper") !== null,
+      "must be a real calendar date",
+    ),
+  ),
+  { abortPipeEarly: true },
+);
 
 /** SHA-256 hex (documentHash, binding hashes). */
 export const sha256HexSchema = v.pipe(

@@ -45,6 +45,11 @@ export async function onboardCustomer(
   const profile = approvedProfile(deps, tenant, input.rulesProfileKey);
   const level = approvedKycLevel(deps, tenant, input.kyc.tierCode);
   if (level.currency !== profile.currency) notApproved();
+  if (input.dateOfBirth !== undefined && input.dateOfBirth > iso(deps.clock.now()).slice(0, 10)) {
+    refuse("InvalidRequest", "dateOfBirth is in the future", [
+      { field: "dateOfBirth", issue: "must not be in the future" },
+    ]);
+  }
   if (input.kyc.riskRating === "prohibited")
     refuse("UnprocessableEntity", "A customer with a prohibited risk rating cannot be onboarded");
 

@@ -1,4 +1,5 @@
 import type { CoreDeps } from "../app/context.js";
+import { refuse } from "../shared/errors.js";
 import { canonicalJson } from "../shared/jcs.js";
 import { canonicalIdentifierType, maskIdentifier, normalizeIdentifier } from "./masking.js";
 import type {
@@ -55,6 +56,10 @@ export function newIdentifier(
   at: string,
 ): Identifier {
   const verified = input.verificationStatus === "verified";
+  // Blank: every such value would normalize to "" and be one and the same identifier.
+  if (normalizeIdentifier(input.type, input.value) === "") {
+    refuse("InvalidRequest", "An identifier's value must not be blank", [{ field: "value", issue: "blank" }]);
+  }
   return {
     uid: deps.ids.next("identifier"),
     tenantId,
