@@ -2,7 +2,8 @@ import type { RequestContext } from "@wallet/ledger-core";
 
 /** What @hono/node-server puts in `c.env`; only the socket address is read. */
 export interface NodeBindings {
-  incoming?: { socket?: { remoteAddress?: string } };
+  /** Node's IncomingMessage: `url` is the request target exactly as sent. */
+  incoming?: { url?: string; socket?: { remoteAddress?: string } };
 }
 
 /** An authenticated tenant request: the core's context plus what the adapter keeps for itself. */

@@ -23,3 +23,29 @@ export function rawPathAndQuery(url: string): string {
   const hash = url.indexOf("#", pathStart);
   return hash === -1 ? url.slice(pathStart) : url.slice(pathStart, hash);
 }
+
+/**
+ * The path and query as they went on the wire: Node's raw request target when the app runs on
+ * Node (@hono/node-server re-serializes `c.req.url` through the WHATWG URL parser in some cases,
+ * depending even on the Host header), else the request URL.
+ */
+export function sentPathAndQuery(rawTarget: string | undefined, url: string): string {
+  return rawPathAndQuery(rawTarget ?? url);
+}
+
+/**
+ * Whether a path and query is already in the form the WHATWG URL parser keeps (characters it would
+ * percent-encode are encoded, no dot segments, no backslashes): only then are the bytes a client
+ * signs the path the server routes, whatever the Host header. `'` in a query counts as encodable,
+ * as it is for http(s) URLs.
+ */
+export function isNormalTarget(pathAndQuery: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(pathAndQuery, "http://target.invalid");
+  } catch {
+    return false;
+  }
+  const query = u.search === "" && pathAndQuery.endsWith("?") ? "?" : u.search;
+  return u.pathname + query === pathAndQuery;
+}

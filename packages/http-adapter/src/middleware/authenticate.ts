@@ -2,10 +2,10 @@ import { addSeconds, iso, type SigningKey, type Tenant } from "@wallet/ledger-co
 import type { Context, MiddlewareHandler } from "hono";
 import type { ApiDeps, ApiLimits } from "../app/api-deps.js";
 import type { AppEnv } from "../app/env.js";
-import { canonicalRequest, rawPathAndQuery } from "../auth/canonical-request.js";
+import { canonicalRequest, isNormalTarget, sentPathAndQuery } from "../auth/canonical-request.js";
 import { IpAllowlistCache } from "../auth/ip-allowlist.js";
 import { decodeSignature, SignatureVerifier } from "../auth/signature-verifier.js";
-import { unauthorized } from "../errors/http-error.js";
+import { invalidRequest, unauthorized } from "../errors/http-error.js";
 import { sha256Hex } from "./read-body.js";
 
 /** Unix epoch seconds: digits only (a sign, a fraction or milliseconds are refused by the skew check). */
@@ -31,6 +31,14 @@ export function authenticate(
 ): MiddlewareHandler<AppEnv> {
   const clientIp = deps.clientIp ?? socketRemoteAddress;
   return async function authenticate(c, next) {
+    // The signature covers the target as sent; one a URL parser would rewrite is refused, so the
+    // signed bytes are always the path routed (spec: PATH+QUERY exactly as sent, no decoding).
+    const target = sentPathAndQuery(c.env?.incoming?.url, c.req.url);
+    if (!isNormalTarget(target)) {
+      throw invalidRequest(
+        "The request target must be percent-encoded and hold no dot segments (sign exactly what is sent)",
+      );
+    }
     const apiKey = c.req.header("X-Api-Key");
     const kid = c.req.header("X-Key-Id");
     const timestamp = c.req.header("X-Timestamp");
@@ -50,7 +58,7 @@ export function authenticate(
 
     const key = verifier.keyFor(tenant.id, kid, signingKey.publicKeyPem);
     if (key === null) throw unauthorized();
-    const canonical = canonicalRequest(c.req.method, rawPathAndQuery(c.req.url), timestamp, c.var.bodySha256);
+    const canonical = canonicalRequest(c.req.method, target, timestamp, c.var.bodySha256);
     if (!(await verifier.verify(key, Buffer.from(canonical, "utf8"), signature))) throw unauthorized();
 
     const now = new Date(nowMs);

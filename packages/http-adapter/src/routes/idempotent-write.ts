@@ -2,7 +2,7 @@ import { runIdempotent, type Tx } from "@wallet/ledger-core";
 import type { Context } from "hono";
 import type { ApiDeps } from "../app/api-deps.js";
 import type { AppEnv } from "../app/env.js";
-import { rawPathAndQuery } from "../auth/canonical-request.js";
+import { sentPathAndQuery } from "../auth/canonical-request.js";
 import { domainErrorBody } from "../errors/error-response.js";
 import { errorStatus, storedRefusalStatuses } from "../errors/error-status.js";
 import { invalidRequest } from "../errors/http-error.js";
@@ -41,7 +41,8 @@ export async function idempotentWrite(
   successStatus: number,
   work: (tx: Tx) => Promise<unknown>,
 ): Promise<Response> {
-  const requestHash = sha256Hex(`${c.req.method}\n${rawPathAndQuery(c.req.url)}\n${c.var.bodySha256}`);
+  const target = sentPathAndQuery(c.env?.incoming?.url, c.req.url);
+  const requestHash = sha256Hex(`${c.req.method}\n${target}\n${c.var.bodySha256}`);
   const { replayed, response } = await runIdempotent(
     deps.uow,
     deps.core.clock,
