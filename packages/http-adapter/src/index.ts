@@ -3,6 +3,7 @@ export { defaultApiLimits } from "./app/api-deps.js";
 export { createApp } from "./app/create-app.js";
 export type { AppEnv, AppVariables, NodeBindings, TenantAuth } from "./app/env.js";
 export { canonicalRequest, rawPathAndQuery } from "./auth/canonical-request.js";
+export { forwardedClientIp } from "./auth/forwarded-client-ip.js";
 export { IpAllowlist } from "./auth/ip-allowlist.js";
 export { errorStatus } from "./errors/error-status.js";
 export type { ErrorBody } from "./errors/http-error.js";

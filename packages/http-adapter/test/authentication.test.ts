@@ -1,6 +1,6 @@
 import { createMemoryStore } from "@wallet/ledger-core/memory";
 import { beforeEach, describe, expect, it } from "vitest";
-import { UNAUTHORIZED_BODY } from "../src/index.js";
+import { forwardedClientIp, UNAUTHORIZED_BODY } from "../src/index.js";
 import {
   createHarness,
   type Harness,
@@ -227,6 +227,26 @@ describe("authentication (spec, Authentication): every failure is one identical 
     it("refuses when the client address is unknown", async () => {
       const blind = createHarness(h.uow, { clientIp: () => undefined });
       await expectUnauthorized(await blind.call(fenced, "GET", PROBE));
+    });
+
+    it("behind trusted proxies, reads X-Forwarded-For from the right, never what the client wrote left of it", async () => {
+      // The balancer is 172.16.0.0/12; the tenant allows 10.0.0.0/8 among others.
+      const behind = createHarness(h.uow, { clientIp: forwardedClientIp(["172.16.0.0/12"]) });
+      const call = (remoteAddress: string, forwarded?: string) =>
+        behind.call(fenced, "GET", PROBE, {
+          remoteAddress,
+          ...(forwarded === undefined ? {} : { headers: { "X-Forwarded-For": forwarded } }),
+        });
+      await expectAuthenticated(await call("172.16.0.5", "10.1.2.3"));
+      // A chain of trusted proxies is skipped; the first untrusted address from the right counts.
+      await expectAuthenticated(await call("172.16.0.5", "8.8.8.8, 10.1.2.3, 172.16.9.9"));
+      // A client writing an allowed address in front of its own is its own address, not that one.
+      await expectUnauthorized(await call("172.16.0.5", "10.1.2.3, 8.8.8.8"));
+      // Not from a trusted proxy: the header is anybody's and is ignored.
+      await expectUnauthorized(await call("8.8.8.8", "10.1.2.3"));
+      await expectAuthenticated(await call("10.1.2.3", "8.8.8.8"));
+      // The balancer itself, with no header: its own address.
+      await expectUnauthorized(await call("172.16.0.5"));
     });
 
     it("uses deps.clientIp when given (a trusted proxy's header)", async () => {

@@ -116,6 +116,11 @@ describe("parseConfig", () => {
     ["a missing required key", (c) => delete c.tenants[0].name, "config: tenants[0].name: is required"],
     ["an empty name", (c) => (c.tenants[0].name = ""), "config: tenants[0].name: must not be empty"],
     [
+      "a trusted proxy that is not a CIDR block",
+      (c) => (c.trustedProxies = ["10.0.0.0/8", "balancer"]),
+      'config: trustedProxies[1]: expected a CIDR block (e.g. 10.0.0.0/8), got "balancer"',
+    ],
+    [
       "an impossible date, which Date.parse would roll over to March 3rd",
       (c) => (c.tenants[0].signingKeys[0].expiresAt = "2027-02-31T00:00:00Z"),
       "config: tenants[0].signingKeys[0].expiresAt: expected a real calendar time",

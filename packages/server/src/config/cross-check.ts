@@ -46,6 +46,11 @@ export function crossCheck(config: WalletConfig): ConfigIssue[] {
   );
   unique("tenants", config.tenants, (t) => t.id, "id", "tenant id");
 
+  config.trustedProxies.forEach((cidr, i) => {
+    if (parseCidr(cidr) === null)
+      add(["trustedProxies", i], `expected a CIDR block (e.g. 10.0.0.0/8), got "${cidr}"`);
+  });
+
   const { leaseMs, timeoutMs } = config.webhooks;
   if (leaseMs !== undefined && leaseMs <= timeoutMs) {
     add(["webhooks", "leaseMs"], `must be longer than webhooks.timeoutMs (${timeoutMs})`);

@@ -261,6 +261,7 @@ export const configSchema = v.strictObject(
     beneficiaries: v.optional(list(beneficiarySchema), () => []),
     feeSchedules: v.optional(list(feeScheduleSchema), () => []),
     tenants: list(tenantSchema, 10_000),
+    trustedProxies: v.optional(list(v.string("expected a CIDR block"), 256), () => []),
     database: v.optional(databaseSchema, () => ({})),
   },
   "expected a JSON object",

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
-import { createApp } from "@wallet/http-adapter";
+import { createApp, forwardedClientIp } from "@wallet/http-adapter";
 import { type Clock, type CoreDeps, createUlidGenerator, type WebhookConfig } from "@wallet/ledger-core";
 import { type OpenStoreOptions, openStore, type Store } from "@wallet/persistence";
 import {
@@ -198,6 +198,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       // The adapter runs the store-only jobs itself and hands the others here.
       runJob: (job, asOfIso) => runJob(context, job, asOfIso === null ? clock.now() : new Date(asOfIso)),
       rotateWebhookSecret: rotateWebhookSecretNow,
+      // Behind a load balancer, the tenants' IP allowlists see the client, not the balancer.
+      ...(options.config.trustedProxies.length > 0
+        ? { clientIp: forwardedClientIp(options.config.trustedProxies) }
+        : {}),
     });
     const fetch = options.referencePage === false ? app.fetch : withReferencePage(app.fetch);
     server = await listen(fetch, options.port ?? 8080, host, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
