@@ -1,6 +1,7 @@
 export * from "./app/context.js";
 export * from "./assertions/model.js";
 export * from "./assertions/validate-assertion.js";
+export * from "./audit/list-audit.js";
 export * from "./audit/model.js";
 export * from "./credits/credit-wallet.js";
 export * from "./customers/account-approval.js";
@@ -63,6 +64,7 @@ export * from "./rails/suspense-views.js";
 export * from "./shared/errors.js";
 export * from "./shared/ids.js";
 export * from "./shared/jcs.js";
+export * from "./shared/list-window.js";
 export * from "./shared/money.js";
 export * from "./shared/ports.js";
 export * from "./shared/text.js";

@@ -1,5 +1,12 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CustomerView, OperationView, RailPaymentInput, Tenant } from "../src/index.js";
+import type {
+  CustomerView,
+  FeeComponent,
+  FeeSchedule,
+  OperationView,
+  RailPaymentInput,
+  Tenant,
+} from "../src/index.js";
 import {
   createTopupIntent,
   creditWallet,
@@ -26,6 +33,16 @@ import {
 } from "./support/core.js";
 
 const RAIL = "sandbox_mobile";
+/** A topup_c2b fee schedule of these components, on any rail. */
+const topupSchedule = (...components: FeeComponent[]): FeeSchedule => ({
+  ruleCode: "topup_std",
+  versionNo: 1,
+  operationType: "topup_c2b",
+  railCode: null,
+  currency: "KES",
+  components,
+});
+
 const APPROVED = ["sandbox_mobile", "sandbox_bank"];
 const AMOUNT = 25_000;
 const PAGE = { page: 1, limit: 20, sort: [{ field: "createdAt" as const, direction: "DESC" as const }] };
@@ -169,23 +186,10 @@ describe("inbound rail payments, expiry and suspense", () => {
     it("charges a topup_c2b fee schedule fixed when the intent was issued", async () => {
       core.deps.catalog = railsCatalog({
         feeSchedules: [
-          {
-            ruleCode: "topup_std",
-            versionNo: 1,
-            operationType: "topup_c2b",
-            railCode: null,
-            currency: "KES",
-            components: [
-              { label: "Collection fee", type: "flat", amountMinor: 100, refundable: false },
-              {
-                label: "VAT",
-                type: "vat",
-                rateBps: 1600,
-                appliesToLabel: "Collection fee",
-                refundable: false,
-              },
-            ],
-          },
+          topupSchedule(
+            { label: "Collection fee", type: "flat", amountMinor: 100, refundable: false },
+            { label: "VAT", type: "vat", rateBps: 1600, appliesToLabel: "Collection fee", refundable: false },
+          ),
         ],
       });
       const i = await intent();
@@ -328,14 +332,7 @@ describe("inbound rail payments, expiry and suspense", () => {
       );
       core.deps.catalog = railsCatalog({
         feeSchedules: [
-          {
-            ruleCode: "topup_std",
-            versionNo: 1,
-            operationType: "topup_c2b",
-            railCode: null,
-            currency: "KES",
-            components: [{ label: "Collection fee", type: "flat", amountMinor: 100, refundable: false }],
-          },
+          topupSchedule({ label: "Collection fee", type: "flat", amountMinor: 100, refundable: false }),
         ],
       });
       // 6_000_000 + 4_000_101 - 100 = 10_000_001: one over; the intent is refused.
@@ -448,14 +445,7 @@ describe("inbound rail payments, expiry and suspense", () => {
     it("an expired intent shows no charges: none were taken", async () => {
       core.deps.catalog = railsCatalog({
         feeSchedules: [
-          {
-            ruleCode: "topup_std",
-            versionNo: 1,
-            operationType: "topup_c2b",
-            railCode: null,
-            currency: "KES",
-            components: [{ label: "Collection fee", type: "flat", amountMinor: 300, refundable: false }],
-          },
+          topupSchedule({ label: "Collection fee", type: "flat", amountMinor: 300, refundable: false }),
         ],
       });
       const i = await intent({ expiresInSeconds: 60 });

@@ -15,6 +15,10 @@ const timeOf = (iso: string): number => {
   return t;
 };
 
+/** A copy of the secrets, oldest first: the order every rotation rule reads them in. */
+const inCreationOrder = <S extends Pick<WebhookSecret, "createdAt">>(secrets: readonly S[]): S[] =>
+  [...secrets].sort((a, b) => timeOf(a.createdAt) - timeOf(b.createdAt));
+
 /**
  * How long before its predecessor stops verifying a rotated secret takes over signing: the
  * receivers' timestamp tolerance, so the last delivery the old secret signed is still fresh when
@@ -36,7 +40,7 @@ export function signingSecretOf(
   now: Date,
   overlapSeconds = webhookSecretOverlapSeconds,
 ): WebhookSecret | null {
-  const sorted = [...webhook.secrets].sort((a, b) => timeOf(a.createdAt) - timeOf(b.createdAt));
+  const sorted = inCreationOrder(webhook.secrets);
   const signsFrom = (i: number) => signsFromAt(sorted, i, overlapSeconds);
   let current: WebhookSecret | undefined;
   sorted.forEach((secret, i) => {
@@ -54,7 +58,7 @@ export function secretValidUntil(
   secrets: readonly Pick<WebhookSecret, "kid" | "createdAt">[],
   overlapSeconds = webhookSecretOverlapSeconds,
 ): Map<string, Date | null> {
-  const sorted = [...secrets].sort((a, b) => timeOf(a.createdAt) - timeOf(b.createdAt));
+  const sorted = inCreationOrder(secrets);
   return new Map(
     sorted.map((s, i) => {
       const next = sorted.slice(i + 1).find((n) => timeOf(n.createdAt) > timeOf(s.createdAt));
@@ -153,7 +157,7 @@ export function signsFromOf(
   kid: string,
   overlapSeconds = webhookSecretOverlapSeconds,
 ): Date | null {
-  const sorted = [...webhook.secrets].sort((a, b) => timeOf(a.createdAt) - timeOf(b.createdAt));
+  const sorted = inCreationOrder(webhook.secrets);
   const i = sorted.findIndex((s) => s.kid === kid);
   return i < 0 ? null : new Date(signsFromAt(sorted, i, overlapSeconds));
 }

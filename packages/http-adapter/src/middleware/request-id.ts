@@ -5,12 +5,15 @@ import type { AppEnv } from "../app/env.js";
 /** What an X-Request-Id may be (DESIGN.md section 3); anything else is replaced, never refused. */
 const REQUEST_ID_FORMAT = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A fresh request id, for a request that brought none (or none valid). */
+export const newRequestId = (): string => `req_${randomUUID()}`;
+
 /** The request id of `c`, deciding it on first use: the caller's when valid, otherwise a fresh one. */
 export function ensureRequestId(c: Context<AppEnv>): string {
   const known = c.var.requestId as string | undefined;
   if (known !== undefined) return known;
   const sent = c.req.header("X-Request-Id");
-  const id = sent !== undefined && REQUEST_ID_FORMAT.test(sent) ? sent : `req_${randomUUID()}`;
+  const id = sent !== undefined && REQUEST_ID_FORMAT.test(sent) ? sent : newRequestId();
   c.set("requestId", id);
   return id;
 }

@@ -1,10 +1,4 @@
-import {
-  auditListLimitDefault,
-  fundPrefund,
-  getPrefund,
-  getTrialBalance,
-  reverseOperation,
-} from "@wallet/ledger-core";
+import { fundPrefund, getPrefund, getTrialBalance, listAudit, reverseOperation } from "@wallet/ledger-core";
 import { operationDetailViewSchema } from "../operations/schemas.js";
 import { operatorRoute, type RouteEntry } from "../routes/route-entry.js";
 import {
@@ -79,16 +73,6 @@ export const operatorRoutes: readonly RouteEntry[] = [
     query: auditQuerySchema,
     success: { status: 200, description: "The audit rows", schema: auditListSchema },
     errorStatuses: [400, 401, 500, 503],
-    run: async (tx, { query }) => {
-      const limit = query.limit ?? auditListLimitDefault;
-      const offset = ((query.page ?? 1) - 1) * limit;
-      return {
-        data: await tx.audit.list({
-          ...(query.tenantId === undefined ? {} : { tenantId: query.tenantId }),
-          limit,
-          offset,
-        }),
-      };
-    },
+    run: (tx, { query }) => listAudit(tx, query),
   }),
 ];

@@ -131,7 +131,7 @@ async function applyDecision(
     for (const previous of await tx.kycVersions.listByCustomer(tenant.id, version.customerUid)) {
       if (previous.state === "approved") await tx.kycVersions.update({ ...previous, state: "superseded" });
     }
-    for (const listed of await tx.wallets.listByCustomer(tenant.id, version.customerUid)) {
+    for (const listed of wallets) {
       // Locked and read again: the block is decided on the status as it is now (a freeze that
       // committed since the listing stays a freeze), and movements in flight on the wallet, which
       // hold it share-locked, have committed, so the balance read below includes them.

@@ -6,6 +6,7 @@ import { createOperation, transitionOperation } from "../operations/lifecycle.js
 import type { Operation } from "../operations/model.js";
 import { toOperationView } from "../operations/views.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
+import { listWindow } from "../shared/list-window.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
@@ -28,15 +29,10 @@ export async function listSuspense(
   tx: Tx,
   filter: { status?: SuspenseStatus; limit?: number; page?: number } = {},
 ): Promise<{ data: SuspenseItemView[] }> {
-  const limit = Math.min(
-    Math.max(1, Math.trunc(filter.limit ?? suspenseListLimitDefault)),
-    suspenseListLimitMax,
-  );
-  const offset = (Math.max(1, Math.trunc(filter.page ?? 1)) - 1) * limit;
+  const window = listWindow(filter, { fallback: suspenseListLimitDefault, max: suspenseListLimitMax });
   const items = await tx.suspense.list({
     ...(filter.status === undefined ? {} : { status: filter.status }),
-    limit,
-    offset,
+    ...window,
   });
   return { data: items.map(toSuspenseItemView) };
 }

@@ -46,10 +46,13 @@ export function crossCheck(config: WalletConfig): ConfigIssue[] {
   );
   unique("tenants", config.tenants, (t) => t.id, "id", "tenant id");
 
-  config.trustedProxies.forEach((cidr, i) => {
-    if (parseCidr(cidr) === null)
-      add(["trustedProxies", i], `expected a CIDR block (e.g. 10.0.0.0/8), got "${cidr}"`);
-  });
+  /** Every entry of a list of CIDR blocks (trusted proxies, a tenant's allowlist) parses. */
+  const cidrBlocks = (list: readonly string[], pathOf: (i: number) => (string | number)[]) =>
+    list.forEach((cidr, i) => {
+      if (parseCidr(cidr) === null) add(pathOf(i), `expected a CIDR block (e.g. 10.0.0.0/8), got "${cidr}"`);
+    });
+
+  cidrBlocks(config.trustedProxies, (i) => ["trustedProxies", i]);
 
   const { leaseMs, timeoutMs } = config.webhooks;
   if (leaseMs !== undefined && leaseMs <= timeoutMs) {
@@ -140,10 +143,7 @@ export function crossCheck(config: WalletConfig): ConfigIssue[] {
       if (tenant.scopes.indexOf(s) !== j) add(at("scopes", j), `duplicate scope "${s}"`);
     });
 
-    tenant.ipAllowlist.forEach((cidr, j) => {
-      if (parseCidr(cidr) === null)
-        add(at("ipAllowlist", j), `expected a CIDR block (e.g. 10.0.0.0/8), got "${cidr}"`);
-    });
+    cidrBlocks(tenant.ipAllowlist, (j) => at("ipAllowlist", j));
 
     const approved = (
       field: "approvedProfiles" | "approvedKycLevels" | "approvedRails",

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { Server, ServerOptions } from "node:http";
 import type { Duplex } from "node:stream";
 import { RequestError } from "@hono/node-server";
+import { type ErrorBody, newRequestId } from "@wallet/http-adapter";
 
 /**
  * Default for how long a request may take to arrive in full (headers and body). Node's own default
@@ -21,7 +21,10 @@ export function requestTimeoutOptions(requestTimeoutMs: number): ServerOptions {
 }
 
 /** What Node refuses before the app sees a request, in the API's one error body. */
-function answerOf(err: NodeJS.ErrnoException, requestTimeoutMs: number) {
+function answerOf(
+  err: NodeJS.ErrnoException,
+  requestTimeoutMs: number,
+): { status: number; reason: string; body: ErrorBody } {
   if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
     return {
       status: 408,
@@ -66,7 +69,7 @@ export function answerClientErrors(server: Server, requestTimeoutMs: number): vo
       `HTTP/1.1 ${status} ${reason}\r\n` +
         "Content-Type: application/json\r\n" +
         `Content-Length: ${Buffer.byteLength(text)}\r\n` +
-        `X-Request-Id: req_${randomUUID()}\r\n` +
+        `X-Request-Id: ${newRequestId()}\r\n` +
         "Connection: close\r\n\r\n" +
         text,
     );
@@ -80,11 +83,11 @@ export function answerClientErrors(server: Server, requestTimeoutMs: number): vo
  */
 export function requestErrorResponse(e: unknown): Response {
   const invalid = e instanceof RequestError;
-  const body = invalid
+  const body: ErrorBody = invalid
     ? { error: "InvalidRequest", message: "The request target or Host header is not valid" }
     : { error: "InternalError", message: "Internal error" };
   return new Response(JSON.stringify(body), {
     status: invalid ? 400 : 500,
-    headers: { "Content-Type": "application/json", "X-Request-Id": `req_${randomUUID()}` },
+    headers: { "Content-Type": "application/json", "X-Request-Id": newRequestId() },
   });
 }
