@@ -490,7 +490,6 @@ describe("mandates", () => {
       await setStatus(m.uid, "suspended");
       expect((await refusal(setStatus(m.uid, "suspended"))).code).toBe("Conflict");
       const pending = await create(w.mandateInput(w.alice, { validFrom: "2027-01-01T00:00:00.000Z" }));
-      expect((await refusal(setStatus(pending.uid, "suspended"))).code).toBe("Conflict");
       expect((await refusal(setStatus(pending.uid, "active"))).code).toBe("Conflict");
       const revoked = await create(w.mandateInput(w.alice));
       await revoke(revoked.uid, { reason: "x" });
@@ -547,7 +546,6 @@ describe("mandates", () => {
     it("a pending mandate past validFrom is active to the operator", async () => {
       const m = await create(w.mandateInput(w.alice, { validFrom: "2026-11-22T10:00:05.000Z" }));
       expect(m.status).toBe("pending");
-      expect((await refusal(setStatus(m.uid, "suspended"))).code).toBe("Conflict");
       w.clock.advanceMs(5_000);
       expect((await setStatus(m.uid, "suspended")).status).toBe("suspended");
       // The activation job leaves a suspended mandate alone.
@@ -555,6 +553,23 @@ describe("mandates", () => {
         await w.core.run((tx) => activateDueMandates(w.core.deps, tx, "2026-11-22T10:00:05.000Z", 100)),
       ).toBe(0);
       expect(stored(m.uid).status).toBe("suspended");
+      expect((await setStatus(m.uid, "active")).status).toBe("active");
+    });
+
+    it("a pending mandate can be suspended before validFrom, and resumes as pending", async () => {
+      const validFrom = "2026-11-22T10:00:05.000Z";
+      const m = await create(w.mandateInput(w.alice, { validFrom }));
+      expect((await setStatus(m.uid, "suspended")).status).toBe("suspended");
+      // Suspended, it is neither activated by the job nor debitable once validFrom has passed.
+      expect(await w.core.run((tx) => activateDueMandates(w.core.deps, tx, validFrom, 100))).toBe(0);
+      expect((await setStatus(m.uid, "active")).status).toBe("pending");
+      expect(w.outbox("mandate.status_changed").map((e) => e.envelope.data.mandate.status)).toEqual([
+        "suspended",
+        "pending",
+      ]);
+      w.clock.advanceMs(5_000);
+      expect(await w.core.run((tx) => activateDueMandates(w.core.deps, tx, validFrom, 100))).toBe(1);
+      expect(stored(m.uid).status).toBe("active");
     });
   });
 

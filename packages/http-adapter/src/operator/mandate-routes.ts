@@ -94,7 +94,7 @@ export const operatorMandateRoutes: readonly RouteEntry[] = [
     method: "PATCH",
     path: "/mandates/{uid}",
     operationId: "setMandateStatus",
-    summary: "Suspend an active mandate or resume a suspended one (409 otherwise)",
+    summary: "Suspend an active or pending mandate, or resume a suspended one (409 otherwise)",
     tag: "Operator",
     params: uidParamsSchema,
     body: mandateStatusBodySchema,

@@ -477,9 +477,11 @@ class SetMandateStatus extends Base {
   async act(m: Model, r: Real) {
     const md = pick(m.mandates, this.k);
     const result = await operator(r, (tx) => setMandateStatus(r.deps, tx, md.uid, this.status));
-    const allowed = mandateStatusNow(m, md) === (this.status === "suspended" ? "active" : "suspended");
+    const now = mandateStatusNow(m, md);
+    const allowed = this.status === "suspended" ? now === "active" || now === "pending" : now === "suspended";
     expect(refusedWith(result)).toBe(allowed ? null : "Conflict");
-    if (allowed) md.status = this.status;
+    // Resumed before validFrom, a mandate is pending again.
+    if (allowed) md.status = this.status === "active" && md.validFromMs > m.nowMs ? "pending" : this.status;
   }
   toString = () => `SetMandateStatus(m${this.k}, ${this.status})`;
 }
