@@ -87,11 +87,23 @@ describe("fee quotes", () => {
     });
   });
 
-  it("refuses the unquotable types with 422 and another tenant's wallet with 404", async () => {
-    for (const t of ["hold", "wallet_transfer", "ledger_adjustment"])
-      expect((await refusal(quote({ operationType: t }))).code).toBe("UnprocessableEntity");
+  it("refuses with 400 what a movement would refuse with 422 (the spec's list for the route has no 422)", async () => {
+    for (const t of ["hold", "wallet_transfer", "ledger_adjustment"]) {
+      const r = await refusal(quote({ operationType: t }));
+      expect([r.code, r.details?.[0]?.field]).toEqual(["InvalidRequest", "operationType"]);
+    }
+    const currency = await refusal(quote({ currency: "USD" }));
+    expect([currency.code, currency.details]).toEqual([
+      "InvalidRequest",
+      [{ field: "currency", issue: "expected KES" }],
+    ]);
+    expect((await refusal(quote({ railCode: "unknown_rail" }))).code).toBe("InvalidRequest");
+    const huge = await refusal(quote({ amountMinor: Number.MAX_SAFE_INTEGER }));
+    expect([huge.code, huge.details?.[0]?.field]).toEqual(["InvalidRequest", "amountMinor"]);
+    // The wallet is looked up first: another tenant's wallet is 404 whatever else is wrong.
     expect((await refusal(quote({}, tenantFixture("other")))).code).toBe("NotFound");
-    expect((await refusal(quote({ currency: "USD" }))).code).toBe("CurrencyMismatch");
-    expect((await refusal(quote({ railCode: "unknown_rail" }))).code).toBe("UnprocessableEntity");
+    expect(
+      (await refusal(quote({ operationType: "hold", currency: "USD" }, tenantFixture("other")))).code,
+    ).toBe("NotFound");
   });
 });

@@ -15,7 +15,8 @@ export const feeRoutes: readonly RouteEntry[] = [
     write: false,
     body: quoteFeesBodySchema,
     success: { status: 200, description: "The fee quote, valid five minutes", schema: feeQuoteViewSchema },
-    errorStatuses: [400, 401, 403, 404, 413, 422, 429, 500, 503],
+    // The spec's list for this route has no 422: quoteFees refuses business rules as 400.
+    errorStatuses: [400, 401, 403, 404, 413, 429, 500, 503],
     run: (tx, { deps, ctx, body }) => quoteFees(deps.core, ctx, tx, body),
   }),
 ];

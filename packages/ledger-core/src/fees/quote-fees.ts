@@ -1,6 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { approvedRail } from "../customers/account-approval.js";
-import { refuse } from "../shared/errors.js";
+import { isDomainError, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -9,7 +9,7 @@ import type { FeeBreakdownLine } from "./fee-engine.js";
 import { chargesFor } from "./fee-engine.js";
 import type { FeeQuote } from "./quote.js";
 
-/** The operation types a quote can be asked for; the other enum values are 422. */
+/** The operation types a quote can be asked for; the other enum values are 400. */
 export const quotableOperationTypes = ["wallet_credit", "wallet_debit", "payout_b2c", "topup_c2b"] as const;
 
 export const QUOTE_VALIDITY_SECONDS = 300;
@@ -56,8 +56,26 @@ export const toFeeQuoteView = (q: FeeQuote): FeeQuoteView => ({
 });
 
 /**
+ * The spec gives POST /fees/quote no 422 ("errors 400, 401, 403, 404, 429, 500, 503"): what a
+ * movement refuses as a business rule (an unquotable type, another currency, a rail the tenant is
+ * not approved for, a total past 2^53 - 1), a quote refuses as an invalid request, with the same
+ * message and details.
+ */
+function asInvalidRequest<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (e) {
+    if (isDomainError(e) && (e.code === "UnprocessableEntity" || e.code === "CurrencyMismatch")) {
+      return refuse("InvalidRequest", e.message, e.details);
+    }
+    throw e;
+  }
+}
+
+/**
  * POST /fees/quote: read-only for the ledger (nothing is charged, no operation is created); the
- * quote itself is stored so a payout can cite it for five minutes.
+ * quote itself is stored so a payout can cite it for five minutes. Refusals: 404 wallet (first, so
+ * another tenant's wallet is identical to a missing one), then 400 (see asInvalidRequest).
  */
 export async function quoteFees(
   deps: CoreDeps,
@@ -67,15 +85,17 @@ export async function quoteFees(
 ): Promise<FeeQuoteView> {
   assertPositiveAmount(input.amountMinor);
   const { wallet } = await loadWalletParty(deps, tx, ctx.tenant.id, input.walletUid);
-  if (!(quotableOperationTypes as readonly string[]).includes(input.operationType)) {
-    refuse("UnprocessableEntity", `Operations of type ${input.operationType} cannot be quoted`, [
-      { field: "operationType", issue: `quotable types: ${quotableOperationTypes.join(", ")}` },
-    ]);
-  }
-  assertWalletCurrency(wallet, input.currency);
   const railCode = input.railCode ?? null;
-  if (railCode !== null) approvedRail(deps, ctx.tenant, railCode);
-  const charges = chargesFor(deps.catalog, input.operationType, wallet.currency, railCode, input.amountMinor);
+  const charges = asInvalidRequest(() => {
+    if (!(quotableOperationTypes as readonly string[]).includes(input.operationType)) {
+      refuse("InvalidRequest", `Operations of type ${input.operationType} cannot be quoted`, [
+        { field: "operationType", issue: `quotable types: ${quotableOperationTypes.join(", ")}` },
+      ]);
+    }
+    assertWalletCurrency(wallet, input.currency);
+    if (railCode !== null) approvedRail(deps, ctx.tenant, railCode);
+    return chargesFor(deps.catalog, input.operationType, wallet.currency, railCode, input.amountMinor);
+  });
   const now = deps.clock.now();
   const quote: FeeQuote = {
     quoteId: deps.ids.next("quote"),
