@@ -705,6 +705,39 @@ describe.each(storeKinds())("wallet debits (issue 5) on the $name store", (kind)
     });
   });
 
+  it("a one_time mandate's two debit routes at once: one debit, the other refused (5 rounds)", async () => {
+    await w.credit(acme, alice.walletUid, 1_000_000);
+    for (let round = 0; round < 5; round++) {
+      const m = await w.createMandate(acme, alice, {
+        frequency: "one_time",
+        clientReference: `once-${round}`,
+      });
+      const [own, direct] = await Promise.all([
+        h.call(acme, "POST", `${TENANT}/mandates/${m.uid}/debits`, {
+          body: {
+            walletUid: alice.walletUid,
+            amountMinor: 10_000,
+            currency: "KES",
+            clientReference: `own-${round}`,
+          },
+          idempotencyKey: `own-key-${round}`,
+        }),
+        w.debit(
+          acme,
+          w.debitBody(alice, m, 10_000, { clientReference: `direct-${round}` }),
+          `direct-key-${round}`,
+        ),
+      ]);
+      // Either order is a serial one: the mandate route completes the mandate, then /wallet-debits
+      // finds it completed (422); or /wallet-debits debits first, then the period is used (422).
+      expect([own.status, direct.status].sort(), `round ${round}`).toEqual([201, 422]);
+      const taken = await w.operations(acme, `&type=wallet_debit&state=completed`);
+      expect(taken.data.filter((o) => o.clientReference?.endsWith(`-${round}`))).toHaveLength(1);
+    }
+    expect((await w.balance(acme, alice.walletUid)).currentMinor).toBe(1_000_000 - 5 * 10_000);
+    expect((await w.trialBalance()).balanced).toBe(true);
+  });
+
   it("needs wallet-debits:write on both debit routes (403)", async () => {
     const noDebits = await seedTenant(store.uow, {
       id: "acme-no-debits",

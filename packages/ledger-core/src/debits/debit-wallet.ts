@@ -73,6 +73,10 @@ export async function debitWallet(
     authorization: "assertion",
   };
   const balances = await lockDebitAccounts(tx, plan);
+  // Read again under the wallet's lock, which a debit through the mandate's own route holds too:
+  // a one_time mandate it completed meanwhile must refuse this debit (else one consent, two debits).
+  const current = (await tx.mandates.get(tenantId, mandate.uid)) ?? notFound("Mandate");
+  assertMandateDebitable(current, now);
   await assertMovementAllowed(tx, party, "outbound", input.amountMinor, now, balances);
   const charges = debitCharges(deps, plan);
   if (!fundsCover(balances, plan, charges)) refuse("InsufficientFunds", "Insufficient available funds");
