@@ -632,6 +632,22 @@ describe.each(storeKinds())("mandates (issue 5) on the $name store", (kind) => {
       expect(changes.map((e) => e.body.data.mandate?.status)).toEqual(["suspended", "active"]);
     });
 
+    it("a revocation racing a suspension is revoked either way, never a stored 'retry' (8 rounds)", async () => {
+      for (let round = 0; round < 8; round++) {
+        const m = await w.createMandate(acme, alice);
+        const [revoked] = await Promise.all([
+          h.call(acme, "POST", `${TENANT}/mandates/${m.uid}/revoke`, {
+            body: { reason: "stop" },
+            idempotencyKey: `race-revoke-${round}`,
+          }),
+          h.admin("PATCH", `${ADMIN}/mandates/${m.uid}`, { status: "suspended" }),
+        ]);
+        // Suspended first, the revocation still applies (a suspended mandate can be revoked).
+        expect(revoked.status, `round ${round}`).toBe(200);
+        expect((await w.getMandate(acme, m.uid)).status).toBe("revoked");
+      }
+    });
+
     it("409 from a final status, 404 for an unknown mandate, 400 for another status", async () => {
       const m = await w.createMandate(acme, alice);
       expect((await w.revoke(acme, m.uid, { reason: "done" })).status).toBe(200);

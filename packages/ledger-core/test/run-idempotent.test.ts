@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  CONCURRENT_UPDATE_ATTEMPTS,
+  ConcurrentUpdateError,
   creditWallet,
+  type DomainError,
   fundPrefund,
   IDEMPOTENCY_LOCK_SECONDS,
   onboardCustomer,
@@ -151,5 +154,71 @@ describe("runIdempotent: a refusal the store fails to keep", () => {
       () => ({ status: 422, body: "refused" }),
     );
     expect(retry).toEqual({ replayed: false, response: { status: 422, body: "refused" } });
+  });
+});
+
+describe("runIdempotent: a work that lost an update to a concurrent request", () => {
+  const claim = { tenantId: "t0", key: "k-409", requestHash: "h-409" };
+  const lost = () => {
+    throw new ConcurrentUpdateError("mandate");
+  };
+  const storeAll = (e: DomainError) => ({ status: 409, body: e.message });
+
+  it("runs again, and answers (and stores) what the next run answers", async () => {
+    const core = createCore();
+    let runs = 0;
+    const outcome = await runIdempotent(
+      core.store.uow,
+      core.deps.clock,
+      claim,
+      async () => (++runs === 1 ? lost() : { status: 200, body: "revoked" }),
+      storeAll,
+    );
+    expect(runs).toBe(2);
+    expect(outcome).toEqual({ replayed: false, response: { status: 200, body: "revoked" } });
+    expect(core.store.state.idempotency.get("t0/k-409")).toMatchObject({ state: "completed" });
+  });
+
+  it("after CONCURRENT_UPDATE_ATTEMPTS runs, answers the 409 without storing it: the key's retry runs", async () => {
+    const core = createCore();
+    let runs = 0;
+    const e = await refusal(
+      runIdempotent(
+        core.store.uow,
+        core.deps.clock,
+        claim,
+        async () => {
+          runs++;
+          return lost();
+        },
+        storeAll,
+      ),
+    );
+    expect([e.code, runs]).toEqual(["Conflict", CONCURRENT_UPDATE_ATTEMPTS]);
+    expect(core.store.state.idempotency.get("t0/k-409")).toBeUndefined();
+    const retry = await runIdempotent(
+      core.store.uow,
+      core.deps.clock,
+      claim,
+      async () => ({ status: 200, body: "revoked" }),
+      storeAll,
+    );
+    expect(retry).toEqual({ replayed: false, response: { status: 200, body: "revoked" } });
+  });
+
+  it("an ordinary 409 is stored at once, without a second run", async () => {
+    const core = createCore();
+    let runs = 0;
+    const outcome = await runIdempotent(
+      core.store.uow,
+      core.deps.clock,
+      claim,
+      async () => {
+        runs++;
+        return refuse("Conflict", "The mandate is already revoked");
+      },
+      storeAll,
+    );
+    expect([runs, outcome.response]).toEqual([1, { status: 409, body: "The mandate is already revoked" }]);
   });
 });

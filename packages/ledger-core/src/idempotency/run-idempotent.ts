@@ -1,5 +1,5 @@
 import { postingsLast } from "../ledger/posting.js";
-import { type DomainError, isDomainError, refuse } from "../shared/errors.js";
+import { ConcurrentUpdateError, type DomainError, isDomainError, refuse } from "../shared/errors.js";
 import type { Clock } from "../shared/ports.js";
 import { iso } from "../shared/time.js";
 import type { Tx, UnitOfWork } from "../store/unit-of-work.js";
@@ -21,6 +21,9 @@ export interface IdempotentOutcome {
 /** How long a claim holds before a crashed request's key can be taken over. */
 export const IDEMPOTENCY_LOCK_SECONDS = 60;
 
+/** How often the work runs when a concurrent request changed a row it read (ConcurrentUpdateError). */
+export const CONCURRENT_UPDATE_ATTEMPTS = 3;
+
 /**
  * A request that ran past its claim's lock and found the key taken over by another request: its
  * work does not commit, and it answers as any request meeting a running claim does (a retry gets
@@ -40,6 +43,10 @@ const claimLost = (): never =>
  *    shared accounts (`postingsLast`), which hold the tenant's hottest rows until COMMIT.
  * 3. A refusal rolls the work back; `storeRefusal` decides whether it is stored (404/409/422) so a
  *    retry gets the same answer, or released (anything else) so a retry runs again.
+ *
+ * A work that lost an optimistic update to a concurrent request (`ConcurrentUpdateError`) runs
+ * again, up to CONCURRENT_UPDATE_ATTEMPTS times in all, so its answer is that of the two requests
+ * one after the other; if it still loses, its 409 is not stored and the key is released.
  */
 export async function runIdempotent(
   uow: UnitOfWork,
@@ -71,16 +78,20 @@ export async function runIdempotent(
     refuse("IdempotencyKeyInUse", "A request with this Idempotency-Key is still being processed");
   }
 
-  try {
-    const response = await uow.run((tx) =>
+  const runOnce = () =>
+    uow.run((tx) =>
       postingsLast(tx, work, async (r) => {
         // Lost: the work rolls back with this refusal, and the key's owner answers the retry.
         if (!(await tx.idempotency.complete(claim.tenantId, claim.key, claimedAt, r))) claimLost();
       }),
     );
-    return { replayed: false, response };
+  try {
+    return { replayed: false, response: await againOnConcurrentUpdate(runOnce) };
   } catch (e) {
-    const stored = isDomainError(e) && e.code !== "IdempotencyKeyInUse" ? storeRefusal(e) : null;
+    const stored =
+      isDomainError(e) && e.code !== "IdempotencyKeyInUse" && !(e instanceof ConcurrentUpdateError)
+        ? storeRefusal(e)
+        : null;
     if (stored) {
       let kept: boolean;
       try {
@@ -98,6 +109,16 @@ export async function runIdempotent(
     }
     await release(uow, claim, claimedAt);
     throw e;
+  }
+}
+
+async function againOnConcurrentUpdate<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (!(e instanceof ConcurrentUpdateError) || attempt >= CONCURRENT_UPDATE_ATTEMPTS) throw e;
+    }
   }
 }
 

@@ -41,6 +41,18 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * A row this transaction read changed before it wrote it: an optimistic version check lost to a
+ * concurrent request (the SQL stores; the memory store runs one unit at a time). The caller sees a
+ * 409 Conflict, but nothing is wrong with the request: `runIdempotent` runs the work again rather
+ * than storing this answer under the Idempotency-Key.
+ */
+export class ConcurrentUpdateError extends DomainError {
+  constructor(what: string) {
+    super("Conflict", `The ${what} was changed by a concurrent request; retry`);
+  }
+}
+
 export const refuse = (code: ErrorCode, message: string, details?: ErrorDetail[]): never => {
   throw new DomainError(code, message, details);
 };

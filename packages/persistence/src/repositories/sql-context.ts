@@ -1,4 +1,4 @@
-import { DomainError } from "@wallet/ledger-core";
+import { ConcurrentUpdateError } from "@wallet/ledger-core";
 import type { Kysely } from "kysely";
 import { type RawBuilder, sql } from "kysely";
 import type { Database } from "../schema/database.js";
@@ -101,7 +101,7 @@ export function versionTerms(version: RowVersion | undefined): RawBuilder<boolea
  */
 export async function explainLostUpdate(exists: () => Promise<boolean>, what: string): Promise<never> {
   if (await exists()) {
-    throw new DomainError("Conflict", `The ${what} was changed by a concurrent request; retry`);
+    throw new ConcurrentUpdateError(what);
   }
   throw new Error(`Invariant violated: update of an unknown ${what}`);
 }
