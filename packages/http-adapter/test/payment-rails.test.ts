@@ -1056,6 +1056,54 @@ describe.each(storeKinds())("payment rails (payouts, top-ups, suspense) on the $
     });
   });
 
+  describe("an intent held with its payment (the wallet could not receive it)", () => {
+    it("holds, survives the expiry job, refuses a second payment, and completes when applied", async () => {
+      const op = await pendingIntent({ expiresInSeconds: 60 });
+      expect((await h.admin("PATCH", `${ADMIN}/wallets/${walletUid}`, { status: "frozen" })).status).toBe(
+        200,
+      );
+      const held = await payResult({
+        reference: op.intentReference,
+        amountMinor: 25_000,
+        providerReference: "H-1",
+      });
+      expect(held).toMatchObject({ matched: false, operationUid: null });
+      expect(await topupDetail(op.uid)).toMatchObject({
+        state: "held",
+        provider: { state: "confirmed", reference: "H-1" },
+      });
+      expect((await h.admin("PATCH", `${ADMIN}/wallets/${walletUid}`, { status: "active" })).status).toBe(
+        200,
+      );
+      const second = await payResult({ reference: op.intentReference, amountMinor: 25_000 });
+      expect(second.matched).toBe(false);
+      h.clock.advanceMs(120_000);
+      const job = await h.admin("POST", `${ADMIN}/jobs/expire-topups/run`, {});
+      expect(await job.json()).toMatchObject({ processed: 0 });
+      expect((await topupDetail(op.uid)).state).toBe("held");
+      expect((await balance()).currentMinor).toBe(FUNDED);
+
+      const item = await json(
+        suspenseItemViewSchema,
+        await resolve(held.suspenseUid!, { action: "apply", walletUid }),
+        200,
+      );
+      expect(item.resolution).toEqual({ action: "apply", walletUid, operationUid: op.uid });
+      expect(await topupDetail(op.uid)).toMatchObject({
+        state: "completed",
+        clientReference: op.clientReference,
+        provider: { state: "reconciled", reference: "H-1" },
+      });
+      expect((await balance()).currentMinor).toBe(FUNDED + 25_000);
+      expect((await eventsOf(op.uid)).map((e) => e.type)).toEqual(["topup.confirmed"]);
+      // The second payment stays in suspense for the operator to refund.
+      expect((await suspense("?status=open")).data.map((i) => [i.uid, i.reason])).toEqual([
+        [second.suspenseUid, "intent_closed"],
+      ]);
+      await expectBalanced();
+    });
+  });
+
   describe("suspense: list and resolve", () => {
     const openItems = async () => {
       const op = await pendingIntent();

@@ -304,18 +304,22 @@ describe("inbound rail payments, expiry and suspense", () => {
       expect((await balance()).currentMinor).toBe(AMOUNT);
     });
 
-    it("a wallet or customer that can no longer receive", async () => {
-      const i = await intent();
+    it("a wallet or customer that can no longer receive: the intent is held with its payment", async () => {
       for (const status of ["credit_blocked", "frozen", "closed"] as const) {
+        const i = await intent();
         await core.run((tx) => tx.wallets.setStatus("acme", walletUid, status));
         await expectSuspended(await pay(i), "wallet_cannot_receive", "acme");
+        expect(stored(i.uid).state).toBe("held");
+        await core.run((tx) => tx.wallets.setStatus("acme", walletUid, "active"));
       }
-      await core.run((tx) => tx.wallets.setStatus("acme", walletUid, "active"));
+      const i = await intent();
       await core.run((tx) => tx.customers.setStatus("acme", customer.uid, "suspended"));
       await expectSuspended(await pay(i), "wallet_cannot_receive", "acme");
-      expect(stored(i.uid).state).toBe("pending_provider");
+      expect(stored(i.uid).state).toBe("held");
       await core.run((tx) => tx.customers.setStatus("acme", customer.uid, "active"));
-      expect((await pay(i)).matched).toBe(true);
+      // Its payment came: another one quoting it is not the intent's, and is not credited.
+      await expectSuspended(await pay(i), "intent_closed", "acme");
+      expect((await balance()).currentMinor).toBe(0);
     });
 
     it("the maximum balance applies to what the wallet holds after the top-up's charges", async () => {
@@ -665,6 +669,122 @@ describe("inbound rail payments, expiry and suspense", () => {
     it("404 for an unknown item or wallet", async () => {
       expect((await refusal(resolve({ action: "refund" }, "sus_missing"))).code).toBe("NotFound");
       expect((await refusal(resolve({ action: "apply", walletUid: "wal_missing" }))).code).toBe("NotFound");
+    });
+  });
+
+  describe("an intent held with its payment (the wallet could not receive it)", () => {
+    const FEE = 300;
+    let held: OperationView;
+    let itemUid: string;
+    beforeEach(async () => {
+      core.deps.catalog = railsCatalog({
+        feeSchedules: [
+          topupSchedule({ label: "Collection fee", type: "flat", amountMinor: FEE, refundable: false }),
+        ],
+      });
+      held = await intent({ expiresInSeconds: 60 });
+      await core.run((tx) => tx.wallets.setStatus("acme", walletUid, "frozen"));
+      itemUid = (await pay(held, { providerReference: "HELD-1" })).suspenseUid!;
+    });
+    const resolve = (action: Parameters<typeof resolveSuspense>[3]) =>
+      core.run((tx) => resolveSuspense(core.deps, tx, itemUid, action));
+    const unfreeze = () => core.run((tx) => tx.wallets.setStatus("acme", walletUid, "active"));
+
+    it("waits for the operator: no event, no second payment, no expiry", async () => {
+      const d = await core.run((tx) => getOperationDetail(core.deps, ctx(), tx, held.uid));
+      expect(d).toMatchObject({
+        state: "held",
+        feeMinor: FEE,
+        provider: { state: "confirmed", reference: "HELD-1" },
+      });
+      expect(d.timeline.map((t) => [t.toState, t.actorType])).toEqual([
+        ["created", "api_client"],
+        ["pending_provider", "system"],
+        ["held", "provider"],
+      ]);
+      expect(events("topup.confirmed")).toEqual([]);
+      await unfreeze();
+      // The payer pays again: not the intent's payment any more, so not credited (no double top-up).
+      const again = await pay(held, { providerReference: "HELD-2" });
+      expect([again.matched, suspenseItem(again.suspenseUid).reason]).toEqual([false, "intent_closed"]);
+      advanceSeconds(3600);
+      expect(
+        await core.run((tx) => expireTopups(core.deps, tx, core.deps.clock.now().toISOString(), 100)),
+      ).toBe(0);
+      expect(stored(held.uid).state).toBe("held");
+      expect(events("topup.expired")).toEqual([]);
+      expect((await balance()).currentMinor).toBe(0);
+      await balanced();
+    });
+
+    it("apply completes the intent itself, with its charges and topup.confirmed", async () => {
+      // Still frozen: refused, and nothing changes.
+      expect((await refusal(resolve({ action: "apply", walletUid }))).code).toBe("WalletNotActive");
+      expect([suspenseItem(itemUid).status, stored(held.uid).state]).toEqual(["open", "held"]);
+      await unfreeze();
+      const item = await resolve({ action: "apply", walletUid });
+      expect(item).toMatchObject({
+        status: "applied",
+        resolution: { action: "apply", walletUid, operationUid: held.uid },
+      });
+      expect(await balance()).toMatchObject({ currentMinor: AMOUNT - FEE });
+      expect(account("suspense:sandbox_mobile")).toBe(0);
+      const journal = core.store.state.journals.at(-1)!;
+      expect(journal).toMatchObject({ kind: "suspense_apply", operationUid: held.uid });
+      expect(journal.entries).toEqual([
+        { accountKey: "suspense:sandbox_mobile", amountMinor: -AMOUNT, label: "amount" },
+        { accountKey: `wallet:${walletUid}`, amountMinor: AMOUNT, label: "amount" },
+        { accountKey: `wallet:${walletUid}`, amountMinor: -FEE, label: "Collection fee" },
+        { accountKey: "fees:acme", amountMinor: FEE, label: "Collection fee" },
+      ]);
+      const d = await core.run((tx) => getOperationDetail(core.deps, ctx(), tx, held.uid));
+      expect(d).toMatchObject({
+        state: "completed",
+        clientReference: held.clientReference,
+        feeMinor: FEE,
+        provider: { state: "reconciled", reference: "HELD-1" },
+      });
+      expect(events("topup.confirmed").map((e) => e.data.operation.uid)).toEqual([held.uid]);
+      expect((await core.run((tx) => getReceipt(core.deps, ctx(), tx, held.uid))).operationUid).toBe(
+        held.uid,
+      );
+      // An operator reversal puts the money back in suspense and reopens the item.
+      await core.run((tx) => reverseOperation(core.deps, tx, held.uid));
+      expect([suspenseItem(itemUid).status, account("suspense:sandbox_mobile")]).toEqual(["open", AMOUNT]);
+      await balanced();
+    });
+
+    it("apply refuses another wallet: the payment is the intent's", async () => {
+      await unfreeze();
+      const base = onboardingInput();
+      const second = await core.run((tx) =>
+        onboardCustomer(
+          core.deps,
+          ctx(),
+          tx,
+          onboardingInput({
+            identifiers: [{ ...base.identifiers[0]!, value: "+254700000999" }],
+            kyc: { ...base.kyc, sourceReference: "kyc-ref-2" },
+          }),
+        ),
+      );
+      const e = await refusal(resolve({ action: "apply", walletUid: second.walletUid }));
+      expect([e.code, e.details?.[0]?.field]).toEqual(["UnprocessableEntity", "walletUid"]);
+      expect([suspenseItem(itemUid).status, stored(held.uid).state]).toEqual(["open", "held"]);
+    });
+
+    it("refund fails the intent: provider reversed, no charges, no event", async () => {
+      expect((await resolve({ action: "refund" })).status).toBe("refunded");
+      const d = await core.run((tx) => getOperationDetail(core.deps, ctx(), tx, held.uid));
+      expect(d).toMatchObject({
+        state: "failed",
+        feeMinor: 0,
+        taxMinor: 0,
+        provider: { state: "reversed", reference: "HELD-1" },
+      });
+      expect([events("topup.confirmed"), events("topup.expired")]).toEqual([[], []]);
+      expect(account("suspense:sandbox_mobile")).toBe(0);
+      await balanced();
     });
   });
 });

@@ -36,16 +36,18 @@ export const finalStates: readonly OperationState[] = ["completed", "failed", "r
  * The state machine as data (DESIGN.md section 3, operation states used):
  * - credits and debits: created -> completed; a refused mandate debit: created -> failed;
  * - payouts: created -> processing -> completed | failed (uncertain keeps processing);
- * - top-ups: created -> pending_provider -> completed | failed (expired);
+ * - top-ups: created -> pending_provider -> completed | failed (expired); or pending_provider ->
+ *   held (its payment came while the wallet could not receive it) -> completed | failed, as the
+ *   operator applies or refunds the payment;
  * - an operator reversal: completed -> reversed.
  */
 export const transitions: Record<OperationState, readonly OperationState[]> = {
   created: ["completed", "failed", "processing", "pending_provider"],
   awaiting_authorization: [],
   authorized: [],
-  held: [],
+  held: ["completed", "failed"],
   processing: ["completed", "failed"],
-  pending_provider: ["completed", "failed"],
+  pending_provider: ["completed", "failed", "held"],
   confirmed: [],
   failed: [],
   reversed: [],

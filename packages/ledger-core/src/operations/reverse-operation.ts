@@ -21,12 +21,13 @@ function walletAccountsOf(op: Operation): string[] {
 }
 
 /**
- * A top-up the operator applied from suspense goes back to suspense when reversed: its item opens
- * again, so the payment can be refunded or applied to the right wallet (otherwise the money would
- * sit on `suspense:{rail}` with no open item to settle it).
+ * A top-up the operator applied from suspense (a payment that matched no intent, or a held
+ * intent's own payment) goes back to suspense when reversed: its item opens again, so the payment
+ * can be refunded or applied to the right wallet (otherwise the money would sit on
+ * `suspense:{rail}` with no open item to settle it).
  */
 async function reopenAppliedSuspense(tx: Tx, op: Operation): Promise<void> {
-  const suspenseUid = op.details?.suspenseUid;
+  const suspenseUid = op.details?.suspenseUid ?? op.details?.heldSuspenseUid;
   if (typeof suspenseUid !== "string") return;
   const item = await tx.suspense.get(suspenseUid);
   invariant(

@@ -37,9 +37,17 @@ export interface RailPaymentResult {
   suspenseUid: string | null;
 }
 
+/** `held`: the intent whose own payment this is, refused for its wallet or customer. */
+type SuspenseVerdict = {
+  kind: "suspense";
+  reason: SuspenseReason;
+  tenantId: string | null;
+  held?: Operation;
+};
+
 type Verdict =
   | { kind: "match"; op: Operation; entries: Entry[]; locked: ReadonlyMap<string, number> }
-  | { kind: "suspense"; reason: SuspenseReason; tenantId: string | null };
+  | SuspenseVerdict;
 
 const resultOf = (p: RailPayment): RailPaymentResult => ({
   matched: p.operationUid !== null,
@@ -89,7 +97,7 @@ async function evaluate(deps: CoreDeps, tx: Tx, input: RailPaymentInput, now: Da
       ? { kind: "suspense", reason: "rail_mismatch", tenantId: other.tenantId }
       : { kind: "suspense", reason: "unknown_reference", tenantId: null };
   }
-  const suspense = (reason: SuspenseReason): Verdict => ({
+  const suspense = (reason: SuspenseReason): SuspenseVerdict => ({
     kind: "suspense",
     reason,
     tenantId: found.tenantId,
@@ -126,14 +134,18 @@ async function evaluate(deps: CoreDeps, tx: Tx, input: RailPaymentInput, now: Da
     (await refusalReason(() =>
       assertMovementAllowed(tx, party, "inbound", op.amountMinor, now, balances, chargesMinor),
     )) ?? (await refusalReason(() => assertCovered(balances, entries, () => "InsufficientFunds")));
-  return refused ? suspense(refused) : { kind: "match", op, entries, locked: balances };
+  return refused ? { ...suspense(refused), held: op } : { kind: "match", op, entries, locked: balances };
 }
 
 /**
  * Operator API `POST /rails/{railCode}/payments` (real rails call it too): an inbound payment.
  * A matching one credits the intent's wallet (clearing -> wallet, charges wallet -> fees/tax),
  * completes the top-up with provider state confirmed and emits topup.confirmed. Anything else is
- * not credited: it moves clearing -> suspense and opens a suspense item for reconciliation.
+ * not credited: it moves clearing -> suspense and opens a suspense item for reconciliation. When
+ * it is the intent's own payment (in time, exact amount and currency) and only the wallet or the
+ * customer cannot receive it (status, KYC limits, maximum balance, charges not covered), the
+ * intent is `held` with it: no later payment can complete the intent, the expiry job leaves it
+ * alone, and the operator's resolution of the item completes or fails it (resolveSuspense).
  *
  * The payment is recorded once per (railCode, providerReference) before anything is posted: a
  * payment already reported (or racing its twin on another process) returns the first outcome and
@@ -242,6 +254,19 @@ export async function receiveRailPayment(
     resolvedAt: null,
     resolution: null,
   });
+  if (verdict.held) await holdIntent(tx, verdict.held, input.providerReference, payment.suspenseUid, at);
   await lockSharedAndPost(tx, journal, new Map(), () => "InsufficientFunds");
   return resultOf(payment);
+}
+
+/**
+ * The intent's payment is in suspense: the intent waits for the operator, not for a payment.
+ * Provider state confirmed (the provider has the money), no event: none of the spec's types says
+ * "paid but held", and `topup.confirmed` says the funds were posted.
+ */
+async function holdIntent(tx: Tx, op: Operation, providerReference: string, suspenseUid: string, at: string) {
+  invariant(op.provider, "an intent has its provider block");
+  op.provider = { ...op.provider, state: "confirmed", reference: providerReference, lastUpdatedAt: at };
+  op.details = { ...op.details, heldSuspenseUid: suspenseUid };
+  await transitionOperation(tx, op, "held", at, "provider");
 }

@@ -1,7 +1,9 @@
 import type { CoreDeps } from "../app/context.js";
 import { emitEvent } from "../events/emit.js";
+import { chargeTransfers } from "../fees/charges.js";
 import { accountKeys } from "../ledger/accounts.js";
 import { entriesOf } from "../ledger/journal.js";
+import { lockSharedAndPost } from "../ledger/posting.js";
 import { createOperation, transitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import { toOperationView } from "../operations/views.js";
@@ -9,7 +11,14 @@ import { invariant, notFound, refuse } from "../shared/errors.js";
 import { listWindow } from "../shared/list-window.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
-import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
+import type { Tenant } from "../tenants/model.js";
+import { topupDetailsOf } from "../topups/model.js";
+import {
+  assertMovementAllowed,
+  assertWalletCurrency,
+  loadWalletParty,
+  type WalletParty,
+} from "../wallets/movement.js";
 import {
   type SuspenseItem,
   type SuspenseStatus,
@@ -46,6 +55,9 @@ export type SuspenseResolution = { action: "refund" } | { action: "apply"; walle
  *   so the statement shows it and the tenant gets topup.confirmed; the wallet must be able to
  *   receive it (status, KYC limits, maximum balance: 422 otherwise), be in the payment's currency
  *   and, when the payment named a tenant's intent, belong to that tenant. Item applied.
+ * An item holding a `held` intent's own payment (see receiveRailPayment) settles that intent:
+ * apply completes it, on its own wallet only (422 for another), with the charges it quoted and
+ * topup.confirmed; refund fails it (provider state reversed, no charges, no event).
  * 404 unknown item or wallet; 409 when the item is not open.
  */
 export async function resolveSuspense(
@@ -77,6 +89,7 @@ export async function resolveSuspense(
   const now = deps.clock.now();
   const at = iso(now);
   const resolved: SuspenseItem = { ...item, resolvedAt: at };
+  const held = await heldIntentOf(tx, item);
   if (wallet === null) {
     await tx.ledger.post({
       uid: deps.ids.next("journal"),
@@ -89,6 +102,15 @@ export async function resolveSuspense(
         { from: suspenseKey, to: clearingKey, amountMinor: item.amountMinor, label: "amount" },
       ]),
     });
+    if (held) {
+      // The payment goes back: the intent ends unpaid, and its quoted charges were never taken.
+      invariant(held.provider, "an intent has its provider block");
+      held.provider = { ...held.provider, state: "reversed", lastUpdatedAt: at };
+      held.feeMinor = 0;
+      held.taxMinor = 0;
+      held.feeBreakdown = [];
+      await transitionOperation(tx, held, "failed", at, "admin");
+    }
     resolved.status = "refunded";
     resolved.resolution = { action: "refund", walletUid: null, operationUid: null };
     await tx.suspense.update(resolved);
@@ -101,10 +123,24 @@ export async function resolveSuspense(
       "The payment named another tenant's intent; apply it to that tenant's wallet",
     );
   }
+  if (held && held.destinationWalletUid !== wallet.uid) {
+    refuse(
+      "UnprocessableEntity",
+      "The payment is a top-up intent's: apply it to the intent's wallet, or refund it",
+      [{ field: "walletUid", issue: `the payment is for top-up ${held.uid}` }],
+    );
+  }
   const party = await loadWalletParty(deps, tx, wallet.tenantId, wallet.uid);
-  await assertMovementAllowed(tx, party, "inbound", item.amountMinor, now, locked);
   const tenant = await tx.tenants.get(wallet.tenantId);
   invariant(tenant, "a wallet's tenant exists");
+  if (held) {
+    await completeHeldIntent(deps, tx, { item, held, party, tenant, locked, now });
+    resolved.status = "applied";
+    resolved.resolution = { action: "apply", walletUid: wallet.uid, operationUid: held.uid };
+    await tx.suspense.update(resolved);
+    return toSuspenseItemView(resolved);
+  }
+  await assertMovementAllowed(tx, party, "inbound", item.amountMinor, now, locked);
 
   const op: Operation = {
     uid: deps.ids.next("operation"),
@@ -161,4 +197,64 @@ export async function resolveSuspense(
   resolved.resolution = { action: "apply", walletUid: wallet.uid, operationUid: op.uid };
   await tx.suspense.update(resolved);
   return toSuspenseItemView(resolved);
+}
+
+/** The `held` intent whose own payment the item holds, if any (found by the reference it quoted). */
+async function heldIntentOf(tx: Tx, item: SuspenseItem): Promise<Operation | null> {
+  if (item.tenantId === null) return null;
+  const quoting = await tx.operations.findTopupsByIntentReference(item.reference);
+  return (
+    quoting.find(
+      (o) =>
+        o.state === "held" && o.tenantId === item.tenantId && topupDetailsOf(o).heldSuspenseUid === item.uid,
+    ) ?? null
+  );
+}
+
+/**
+ * Applies a held intent's payment as the match it would have been: suspense -> wallet for the
+ * amount, the intent's quoted charges wallet -> fees/tax, the intent completed (provider state
+ * reconciled) with topup.confirmed. The wallet must be able to receive it now (422 otherwise).
+ */
+async function completeHeldIntent(
+  deps: CoreDeps,
+  tx: Tx,
+  a: {
+    item: SuspenseItem;
+    held: Operation;
+    party: WalletParty;
+    tenant: Tenant;
+    locked: ReadonlyMap<string, number>;
+    now: Date;
+  },
+): Promise<void> {
+  const { item, held, party, tenant, locked, now } = a;
+  const at = iso(now);
+  const { charges } = topupDetailsOf(held);
+  const chargesMinor = charges.reduce((sum, c) => sum + c.amountMinor, 0);
+  await assertMovementAllowed(tx, party, "inbound", item.amountMinor, now, locked, chargesMinor);
+  const walletKey = accountKeys.wallet(party.wallet.uid);
+  invariant(held.provider, "an intent has its provider block");
+  held.provider = { ...held.provider, state: "reconciled", lastUpdatedAt: at };
+  held.fundsMovedAt = at;
+  await transitionOperation(tx, held, "completed", at, "admin");
+  await emitEvent(deps, tx, tenant, "topup.confirmed", held.uid, "operation", toOperationView(held), at);
+  const journal = {
+    uid: deps.ids.next("journal"),
+    tenantId: held.tenantId,
+    operationUid: held.uid,
+    currency: item.currency,
+    kind: "suspense_apply",
+    createdAt: at,
+    entries: entriesOf([
+      {
+        from: accountKeys.suspense(item.railCode),
+        to: walletKey,
+        amountMinor: item.amountMinor,
+        label: "amount",
+      },
+      ...chargeTransfers(held.tenantId, walletKey, charges),
+    ]),
+  };
+  await lockSharedAndPost(tx, journal, locked, () => "InsufficientFunds");
 }

@@ -16,11 +16,21 @@ export interface TopupDetails {
   railCode: string;
   payerInstructions: string | null;
   charges: FeeBreakdownLine[];
+  /**
+   * The suspense item holding the intent's own payment, which came while the wallet or customer
+   * could not receive it (the intent is then `held` until the operator applies or refunds it).
+   */
+  heldSuspenseUid?: string;
 }
 
 export function topupDetailsOf(op: Operation): TopupDetails {
   invariant(op.type === "topup_c2b", "top-up details belong to top-ups");
   const d = op.details as Partial<TopupDetails> | null;
   invariant(d && typeof d.railCode === "string", "a top-up keeps its rail");
-  return { railCode: d.railCode, payerInstructions: d.payerInstructions ?? null, charges: d.charges ?? [] };
+  return {
+    railCode: d.railCode,
+    payerInstructions: d.payerInstructions ?? null,
+    charges: d.charges ?? [],
+    ...(d.heldSuspenseUid === undefined ? {} : { heldSuspenseUid: d.heldSuspenseUid }),
+  };
 }

@@ -844,10 +844,10 @@ class RailPayment extends Base {
     );
     const c = customerOf(m, op.walletUid);
     const charges = intent.charges.fee + intent.charges.tax;
+    // The intent's own payment: in time, exact; then only the wallet decides between match and hold.
+    const owns = this.mode === "exact" && op.state === "pending_provider" && m.nowMs < intent.expiresAtMs;
     const matches =
-      this.mode === "exact" &&
-      op.state === "pending_provider" &&
-      m.nowMs < intent.expiresAtMs &&
+      owns &&
       movementRefusal(m, c, "inbound", amount, charges) === null &&
       available(m, op.walletUid) + amount - charges >= 0;
     expect(result.matched, `payment ${this.mode} on ${op.state} intent`).toBe(matches);
@@ -864,6 +864,8 @@ class RailPayment extends Base {
       expect(result.operationUid).toBeNull();
       expect(result.suspenseUid).toMatch(/^sus_/);
       post(m, [[accounts.clearing, accounts.suspense, amount]], currency);
+      // Refused for the wallet: the intent is held with its payment, waiting for the operator.
+      if (owns) op.state = "held";
     }
     m.payments.set(providerReference, {
       reference,
