@@ -151,6 +151,32 @@ describe("validateAssertion", () => {
     await validate(assertion({ identifierUid: customer.identifiers[0]!.uid }));
   });
 
+  it("refuses (422) an identifier the tenant revoked or rejected, or one retired past its validTo", async () => {
+    const uid = customer.identifiers[0]!.uid;
+    const set = (changes: Record<string, unknown>) =>
+      core.run(async (tx) => {
+        const i = (await tx.identifiers.get("acme", uid))!;
+        await tx.identifiers.update({ ...i, ...changes });
+      });
+    for (const changes of [
+      { verificationStatus: "revoked" },
+      { verificationStatus: "rejected" },
+      { verificationStatus: "verified", validTo: "2026-11-22T10:00:00.000Z" }, // retired at now
+    ]) {
+      await set(changes);
+      const e = await refusal(
+        validate(assertion({ identifierUid: uid, sourceReference: `s-${changes.verificationStatus}` })),
+      );
+      expect([e.code, e.message]).toEqual([
+        "UnprocessableEntity",
+        "The assertion's identifier can no longer authenticate the customer",
+      ]);
+    }
+    // Unverified or pending is not a reason: the tenant authenticated the customer through it.
+    await set({ verificationStatus: "pending", validTo: null });
+    await validate(assertion({ identifierUid: uid, sourceReference: "s-pending" }));
+  });
+
   it("allows a live sourceReference again for the same customer (audited), refuses it for another", async () => {
     await validate(assertion());
     await validate(assertion());

@@ -38,6 +38,25 @@ describe("mandates", () => {
   });
 
   describe("POST /mandates", () => {
+    it("refuses (422) a closed or deceased customer and a closed wallet; a status that may be lifted does not", async () => {
+      const setCustomer = (status: "closed" | "deceased" | "suspended" | "active") =>
+        w.core.run((tx) => tx.customers.setStatus("acme", w.alice.uid, status));
+      const setWallet = (status: "closed" | "frozen" | "active") =>
+        w.core.run((tx) => tx.wallets.setStatus("acme", w.alice.walletUid, status));
+      const before = counts();
+      for (const status of ["closed", "deceased"] as const) {
+        await setCustomer(status);
+        expect((await refusal(create(w.mandateInput(w.alice)))).code).toBe("CustomerNotActive");
+      }
+      await setCustomer("active");
+      await setWallet("closed");
+      expect((await refusal(create(w.mandateInput(w.alice)))).code).toBe("WalletNotActive");
+      expect(counts()).toEqual(before);
+      await setWallet("frozen");
+      await setCustomer("suspended");
+      expect((await create(w.mandateInput(w.alice))).status).toBe("active");
+    });
+
     it("registers an active mandate with its acceptance and fires mandate.created", async () => {
       const m = await create(w.mandateInput(w.alice));
       expect(m).toEqual({

@@ -45,14 +45,22 @@ export async function validateAssertion(
   if (assertion.customerUid !== check.customerUid) {
     refuse("UnprocessableEntity", "The assertion is not for the customer this request acts for");
   }
+  const now = deps.clock.now();
   if (assertion.identifierUid !== undefined) {
     const identifier = await tx.identifiers.get(ctx.tenant.id, assertion.identifierUid);
     if (!identifier || identifier.customerUid !== check.customerUid) {
-      refuse("UnprocessableEntity", "The assertion's identifier does not belong to the customer");
+      return refuse("UnprocessableEntity", "The assertion's identifier does not belong to the customer");
+    }
+    // One the tenant revoked or rejected, or retired (past validTo), authenticates no one.
+    if (
+      identifier.verificationStatus === "revoked" ||
+      identifier.verificationStatus === "rejected" ||
+      (identifier.validTo !== null && Date.parse(identifier.validTo) <= now.getTime())
+    ) {
+      refuse("UnprocessableEntity", "The assertion's identifier can no longer authenticate the customer");
     }
   }
 
-  const now = deps.clock.now();
   const authenticatedAt = Date.parse(assertion.authenticatedAt);
   const expiresAt = Date.parse(assertion.expiresAt);
   if (!(expiresAt > authenticatedAt)) insufficient("The assertion must expire after it was authenticated");

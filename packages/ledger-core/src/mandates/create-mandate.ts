@@ -10,6 +10,7 @@ import { assertPositiveAmount } from "../shared/money.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
+import { assertCanHoldMandate } from "../wallets/status-rules.js";
 import type { AmountRule, Mandate, MandateFrequency } from "./model.js";
 import { assertMandateOpen, collectingBeneficiary, emitMandateEvent, revokeMandateRecord } from "./rules.js";
 import type { MandateView } from "./views.js";
@@ -94,6 +95,7 @@ export async function createMandate(
       { field: "walletUid", issue: "not a wallet of the customer" },
     ]);
   }
+  assertCanHoldMandate(wallet.status, customer.status);
   assertWalletCurrency(wallet, input.currency);
   if (input.amountRule === "formula") {
     refuse("UnprocessableEntity", "A formula amount rule is not supported", [

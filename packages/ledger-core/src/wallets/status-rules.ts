@@ -50,3 +50,16 @@ export function assertCanMove(
     );
   }
 }
+
+/**
+ * A mandate is a standing consent for later debits: it is refused (422) for a customer whose life
+ * with the tenant has ended (closed, deceased) and on a closed wallet. A status that may be lifted
+ * (pending, restricted, suspended, frozen, blocked, dormant) does not refuse it: each debit checks
+ * the statuses of its own day.
+ */
+export function assertCanHoldMandate(walletStatus: WalletStatus, customerStatus: CustomerStatus): void {
+  if (customerStatus === "closed" || customerStatus === "deceased") {
+    refuse("CustomerNotActive", `A mandate cannot be created for a customer in status ${customerStatus}`);
+  }
+  if (walletStatus === "closed") refuse("WalletNotActive", "A mandate cannot be created on a closed wallet");
+}

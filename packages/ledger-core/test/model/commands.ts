@@ -427,7 +427,15 @@ class CreateMandate extends Base {
       agreement: mandateAgreement,
       assertion: assertionFor(r, `sess-${nextSeq(m)}`, c.uid),
     });
-    const view = expectOutcome(o, "ok");
+    // No standing consent for a customer whose life with the tenant ended, nor on a closed wallet.
+    const refusal =
+      c.status === "closed" || c.status === "deceased"
+        ? "CustomerNotActive"
+        : c.walletStatus === "closed"
+          ? "WalletNotActive"
+          : "ok";
+    const view = expectOutcome(o, refusal);
+    if (!view) return;
     const status = validFromMs <= m.nowMs ? "active" : "pending";
     expect(view.status).toBe(status);
     m.mandates.push({
