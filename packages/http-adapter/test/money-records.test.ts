@@ -399,6 +399,7 @@ describe.each(storeKinds())("money records on the $name store", (kind) => {
         createdAt: a1.createdAt,
         completedAt: a1.completedAt,
         receipt: `${TENANT}/operations/${a1.uid}/receipt`,
+        chargesRefundedMinor: 0,
       });
       // The payout has moved funds (debited, held) though it is still processing.
       expect(payoutItem).toMatchObject({
@@ -439,6 +440,32 @@ describe.each(storeKinds())("money records on the $name store", (kind) => {
 
       // Bob's statement holds only bob's credit.
       expect((await statement(bob.walletUid)).data.map((i) => i.direction)).toEqual(["inbound"]);
+
+      // The payout fails: the amount and its refundable charges (transfer fee 2,500 and its VAT
+      // 400) go back, the levy stays. The rows then add up to the balance.
+      const failed = await h.admin("POST", `${ADMIN}/rails/${RAIL}/payout-results`, {
+        operationUid: out.uid,
+        outcome: "failed",
+      });
+      expect(failed.status).toBe(200);
+      const after = await statement(alice.walletUid);
+      expect(after.data[0]).toMatchObject({
+        operationUid: out.uid,
+        state: "failed",
+        chargesRefundedMinor: 2_900,
+      });
+      const net = after.data.reduce(
+        (sum, i) =>
+          i.direction === "inbound"
+            ? sum + i.amountMinor - i.feeMinor - i.taxMinor
+            : i.state === "failed"
+              ? sum - (i.feeMinor + i.taxMinor - i.chargesRefundedMinor)
+              : sum - i.amountMinor - i.feeMinor - i.taxMinor,
+        0,
+      );
+      const bal = await (await h.call(acme, "GET", `${TENANT}/wallets/${alice.walletUid}/balance`)).json();
+      expect(net).toBe((bal as { currentMinor: number }).currentMinor);
+      expect(net).toBe(2_000_000 - 15_000);
     });
 
     it("filters by type, state and inclusive time bounds, pages and sorts; a closed period keeps its rows", async () => {

@@ -398,6 +398,8 @@ export interface ListWalletTransactionsResponse {
     completedAt: string | null;
     /** API-relative path of the receipt. */
     receipt: string;
+    /** An addition to the spec's item: the part of feeMinor + taxMinor that went back to the wallet (a failed payout's refundable charges), 0 otherwise. */
+    chargesRefundedMinor: number;
   }[];
   meta: {
     total: number;

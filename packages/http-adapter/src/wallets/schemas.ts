@@ -48,6 +48,12 @@ export const statementItemSchema = v.object({
   createdAt: v.string(),
   completedAt: v.nullable(v.string()),
   receipt: v.pipe(v.string(), v.description("API-relative path of the receipt.")),
+  chargesRefundedMinor: v.pipe(
+    minor,
+    v.description(
+      "An addition to the spec's item: the part of feeMinor + taxMinor that went back to the wallet (a failed payout's refundable charges), 0 otherwise.",
+    ),
+  ),
 });
 
 /** Spec, GET /wallets/{uid}/transactions: the paginated statement. */

@@ -1,7 +1,8 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
+import { payoutDetailsOf } from "../payouts/model.js";
 import { notFound } from "../shared/errors.js";
 import type { Tx } from "../store/unit-of-work.js";
-import type { OperationState, OperationType } from "./model.js";
+import type { Operation, OperationState, OperationType } from "./model.js";
 import type { Page } from "./repository.js";
 import type { OperationView } from "./views.js";
 import { TENANT_API_PREFIX, toOperationView } from "./views.js";
@@ -59,7 +60,20 @@ export interface StatementItemView {
   createdAt: string;
   completedAt: string | null;
   receipt: string;
+  /**
+   * An addition to the spec's item: the part of feeMinor + taxMinor that went back to the wallet
+   * (a failed payout's refundable charges), 0 otherwise, so that the rows add up to the balance.
+   */
+  chargesRefundedMinor: number;
 }
+
+/** What a failed payout gave back of its charges: its refundable lines (see refundTransfers). */
+const chargesRefunded = (op: Operation): number =>
+  op.type === "payout_b2c" && op.state === "failed"
+    ? payoutDetailsOf(op)
+        .charges.filter((l) => l.refundable)
+        .reduce((sum, l) => sum + l.amountMinor, 0)
+    : 0;
 
 export interface StatementQuery {
   type?: OperationType;
@@ -100,6 +114,7 @@ export async function listWalletTransactions(
       createdAt: op.createdAt,
       completedAt: op.completedAt,
       receipt: `${TENANT_API_PREFIX}/operations/${op.uid}/receipt`,
+      chargesRefundedMinor: chargesRefunded(op),
     })),
     meta: pageMeta(total, page),
   };
