@@ -809,8 +809,19 @@ describe.each(storeKinds())("money records on the $name store", (kind) => {
           totalMinor: 5_000,
           breakdown: [],
           ruleVersion: null,
+          // A credit or a debit goes through no rail: the railCode sent is ignored.
+          railCode: operationType === "topup_c2b" ? RAIL : null,
         });
       }
+      // Ignored, it is not checked either: a rail the tenant is not approved for.
+      const ignored = await quote({
+        operationType: "wallet_credit",
+        walletUid: alice.walletUid,
+        amountMinor: 5_000,
+        currency: "KES",
+        railCode: "not_approved",
+      });
+      expect(ignored.status).toBe(200);
     });
 
     // The spec's list for this route has no 422: what a movement refuses as a business rule is 400 here.

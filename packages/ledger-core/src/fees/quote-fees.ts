@@ -6,7 +6,7 @@ import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import type { FeeBreakdownLine } from "./fee-engine.js";
-import { chargesFor } from "./fee-engine.js";
+import { chargesFor, railOperationTypes } from "./fee-engine.js";
 import type { FeeQuote } from "./quote.js";
 
 /** The operation types a quote can be asked for; the other enum values are 400. */
@@ -85,7 +85,8 @@ export async function quoteFees(
 ): Promise<FeeQuoteView> {
   assertPositiveAmount(input.amountMinor);
   const { wallet } = await loadWalletParty(deps, tx, ctx.tenant.id, input.walletUid);
-  const railCode = input.railCode ?? null;
+  // Credits and debits go through no rail: a railCode sent with them is ignored (answered null).
+  const railCode = railOperationTypes.includes(input.operationType) ? (input.railCode ?? null) : null;
   const charges = asInvalidRequest(() => {
     if (!(quotableOperationTypes as readonly string[]).includes(input.operationType)) {
       refuse("InvalidRequest", `Operations of type ${input.operationType} cannot be quoted`, [
