@@ -524,6 +524,11 @@ describe("payouts", () => {
       // a second uncertain changes nothing and says nothing
       await report(opUid, "uncertain");
       expect(events("payout.uncertain")).toHaveLength(1);
+      // ... but a reference it brings is kept (no event either), and the receipt still waits.
+      const again = await report(opUid, "uncertain", "PRV-U2");
+      expect(again.provider).toMatchObject({ state: "uncertain", reference: "PRV-U2" });
+      expect(events("payout.uncertain")).toHaveLength(1);
+      expect(await receipt()).toEqual(processing);
 
       const done = await report(opUid, "confirmed", "PRV-3");
       expect(done).toMatchObject({

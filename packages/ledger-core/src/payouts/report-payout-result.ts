@@ -42,7 +42,8 @@ export async function loadRailPayout(tx: Tx, railCode: string, operationUid: str
  * - confirmed: hold -> rail clearing; completed; payout.confirmed;
  * - failed: hold -> wallet and the refundable charges back; failed; payout.failed;
  * - uncertain: nothing moves, stays processing with provider state uncertain; payout.uncertain.
- *   A later definite result resolves it; a second uncertain changes nothing.
+ *   A later definite result resolves it; a second uncertain only records a provider reference
+ *   it brings (no second event).
  * A result repeating the final outcome returns the detail and posts nothing; one contradicting it
  * is 409 Conflict.
  */
@@ -78,11 +79,21 @@ export async function reportPayoutResult(
     return refuse("Conflict", `The payout is already ${op.state}; the result contradicts it`);
   }
   invariant(op.provider, "a processing payout has its provider block");
-  if (input.outcome === "uncertain" && op.provider.state === "uncertain") return readOperationDetail(tx, op);
+  const at = iso(deps.clock.now());
+  if (input.outcome === "uncertain" && op.provider.state === "uncertain") {
+    // Still uncertain: no second event. A reference the rail gives now is kept, as a definite
+    // result's would be (the provider may name the payment only once it has found it).
+    const reference = input.providerReference ?? null;
+    if (reference !== null && reference !== op.provider.reference) {
+      op.provider = { ...op.provider, reference, lastUpdatedAt: at };
+      op.updatedAt = at;
+      await tx.operations.update(op);
+    }
+    return readOperationDetail(tx, op);
+  }
 
   const tenant = await tx.tenants.get(op.tenantId);
   invariant(tenant, "an operation's tenant exists");
-  const at = iso(deps.clock.now());
   const provider = {
     ...op.provider,
     reference: input.providerReference ?? op.provider.reference,
