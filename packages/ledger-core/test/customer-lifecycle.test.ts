@@ -12,6 +12,7 @@ import {
   listAgreements,
   listIdentifiers,
   onboardCustomer,
+  reverseOperation,
   submitKycVersion,
   updateIdentifier,
 } from "../src/index.js";
@@ -373,6 +374,30 @@ describe("customer lifecycle", () => {
           )
         ).code,
       ).toBe("WalletNotActive");
+    });
+
+    it("closes only an empty wallet: 409 while it holds funds", async () => {
+      await core.run((tx) =>
+        creditWallet(core.deps, ctx(), tx, {
+          walletUid: customer.walletUid,
+          amountMinor: 1,
+          currency: "KES",
+          clientReference: "one",
+        }),
+      );
+      const close = () => core.run((tx) => changeWalletStatus(core.deps, tx, customer.walletUid, "closed"));
+      const e = await refusal(close());
+      expect([e.code, e.message]).toEqual([
+        "Conflict",
+        "The wallet still holds funds: move them out (and settle its payouts) before closing it",
+      ]);
+      expect(core.store.state.wallets.get(customer.walletUid)!.status).toBe("active");
+      expect(core.store.state.outbox.filter((x) => x.type === "wallet.status_changed")).toEqual([]);
+      // Emptied (here, by taking the credit back), it closes; closing again answers as it is.
+      const credit = [...core.store.state.operations.values()].find((o) => o.clientReference === "one")!;
+      await core.run((tx) => reverseOperation(core.deps, tx, credit.uid));
+      expect((await close()).status).toBe("closed");
+      expect((await close()).status).toBe("closed");
     });
   });
 });

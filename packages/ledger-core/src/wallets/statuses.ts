@@ -1,7 +1,8 @@
 import type { CoreDeps } from "../app/context.js";
 import type { CustomerStatus } from "../customers/model.js";
 import { emitEvent } from "../events/emit.js";
-import { notFound } from "../shared/errors.js";
+import { accountKeys } from "../ledger/accounts.js";
+import { notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Tenant } from "../tenants/model.js";
@@ -43,12 +44,29 @@ export async function setWalletStatus(
   return { ...wallet, status };
 }
 
-/** Operator: PATCH /admin/wallets/{uid}. */
+/**
+ * Operator: PATCH /admin/wallets/{uid}. Closing needs an empty wallet (409 otherwise): nothing
+ * moves into or out of a closed wallet, so money left in it (or held for a payout in flight)
+ * would be stuck there.
+ */
 export async function changeWalletStatus(deps: CoreDeps, tx: Tx, walletUid: string, status: WalletStatus) {
   const found = (await tx.wallets.getAny(walletUid)) ?? notFound("Wallet");
   // Locked and read again: the change is decided on the status as it is now, and a second change
   // at once waits for this one (its answer then is what the wallet ends as).
   const wallet = (await tx.wallets.getForUpdate(found.tenantId, walletUid)) ?? notFound("Wallet");
+  if (status === "closed" && wallet.status !== "closed") {
+    // The wallet's accounts locked: a movement in flight commits first, and none starts meanwhile.
+    const balances = await tx.ledger.lockAccounts(wallet.currency, [
+      accountKeys.wallet(wallet.uid),
+      accountKeys.walletHold(wallet.uid),
+    ]);
+    if ([...balances.values()].some((b) => b !== 0)) {
+      refuse(
+        "Conflict",
+        "The wallet still holds funds: move them out (and settle its payouts) before closing it",
+      );
+    }
+  }
   const tenant = (await tx.tenants.get(wallet.tenantId)) ?? notFound("Tenant");
   const updated = await setWalletStatus(deps, tx, tenant, wallet, status, iso(deps.clock.now()));
   return { uid: updated.uid, customerUid: updated.customerUid, status: updated.status };

@@ -287,8 +287,12 @@ class SetWalletStatus extends Base {
   async act(m: Model, r: Real) {
     const c = pick(m.customers, this.c);
     const result = await operator(r, (tx) => changeWalletStatus(r.deps, tx, c.walletUid, this.status));
-    expect(refusedWith(result)).toBeNull();
-    c.walletStatus = this.status;
+    // Closing needs an empty wallet: nothing in it, nothing held for a payout.
+    const holdsFunds =
+      balanceOf(m, accounts.wallet(c.walletUid)) !== 0 || balanceOf(m, accounts.hold(c.walletUid)) !== 0;
+    const refused = this.status === "closed" && c.walletStatus !== "closed" && holdsFunds;
+    expect(refusedWith(result)).toBe(refused ? "Conflict" : null);
+    if (!refused) c.walletStatus = this.status;
   }
   toString = () => `SetWalletStatus(c${this.c}, ${this.status})`;
 }
