@@ -74,6 +74,9 @@ export async function resolveSuspense(
   const notOpen = (i: SuspenseItem) => refuse("Conflict", `The suspense item is already ${i.status}`);
   if (found.status !== "open") return notOpen(found);
   if (wallet) assertWalletCurrency(wallet, found.currency);
+  // The wallet share-locked before its accounts, as every movement does (loadWalletParty): an
+  // operator's status change, which locks the row first too, never waits on us the other way round.
+  const party = wallet ? await loadWalletParty(deps, tx, wallet.tenantId, wallet.uid) : null;
   const suspenseKey = accountKeys.suspense(found.railCode);
   const clearingKey = accountKeys.railClearing(found.railCode);
   const locked = await tx.ledger.lockAccounts(found.currency, [
@@ -130,7 +133,7 @@ export async function resolveSuspense(
       [{ field: "walletUid", issue: `the payment is for top-up ${held.uid}` }],
     );
   }
-  const party = await loadWalletParty(deps, tx, wallet.tenantId, wallet.uid);
+  invariant(party, "an item applied to a wallet has loaded it");
   const tenant = await tx.tenants.get(wallet.tenantId);
   invariant(tenant, "a wallet's tenant exists");
   if (held) {
