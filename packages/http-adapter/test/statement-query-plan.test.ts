@@ -163,7 +163,7 @@ describe("statement query plans on SQLite with many rows", () => {
     }
   }
 
-  const listed = `tenant_id = 'acme' and (funds_moved_at is not null or state in ('completed', 'failed', 'reversed'))`;
+  const listed = `tenant_id = 'acme' and (funds_moved_at is not null or state in ('completed', 'failed', 'reversed', 'held'))`;
   const touches = (w: string) => `(source_wallet_uid = '${w}' or destination_wallet_uid = '${w}')`;
 
   const cases = [

@@ -18,6 +18,7 @@ import {
   getWalletBalance,
   listOperations,
   listSuspense,
+  listWalletTransactions,
   onboardCustomer,
   receiveRailPayment,
   resolveSuspense,
@@ -703,6 +704,11 @@ describe("inbound rail payments, expiry and suspense", () => {
         ["held", "provider"],
       ]);
       expect(events("topup.confirmed")).toEqual([]);
+      // Listed on the statement from the hold on (a closed period keeps its rows when it settles).
+      const statement = await core.run((tx) =>
+        listWalletTransactions(core.deps, ctx(), tx, walletUid, {}, PAGE),
+      );
+      expect(statement.data.map((i) => [i.operationUid, i.state])).toContainEqual([held.uid, "held"]);
       await unfreeze();
       // The payer pays again: not the intent's payment any more, so not credited (no double top-up).
       const again = await pay(held, { providerReference: "HELD-2" });
@@ -784,6 +790,9 @@ describe("inbound rail payments, expiry and suspense", () => {
       });
       expect([events("topup.confirmed"), events("topup.expired")]).toEqual([[], []]);
       expect(account("suspense:sandbox_mobile")).toBe(0);
+      // It was paid, not expired: a later payment quoting it is `intent_closed`.
+      const later = await pay(held, { providerReference: "HELD-3" });
+      expect(suspenseItem(later.suspenseUid).reason).toBe("intent_closed");
       await balanced();
     });
   });

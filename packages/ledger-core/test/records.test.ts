@@ -5,9 +5,11 @@ import {
   creditWallet,
   fundPrefund,
   getReceipt,
+  getWalletBalance,
   listOperations,
   listWalletTransactions,
   onboardCustomer,
+  reverseOperation,
 } from "../src/index.js";
 import { createCore, onboardingInput, tenantFixture } from "./support/core.js";
 
@@ -92,6 +94,67 @@ describe("operations, statements and receipts", () => {
     ).rejects.toMatchObject({
       code: "NotFound",
     });
+  });
+
+  it("a reversed row says all its charges went back (chargesRefundedMinor = fee + tax); the rows add up", async () => {
+    core.deps.catalog = {
+      ...core.deps.catalog,
+      feeSchedules: [
+        {
+          ruleCode: "credit_fee",
+          versionNo: 1,
+          operationType: "wallet_credit",
+          railCode: null,
+          currency: "KES",
+          components: [
+            { label: "Fee", type: "flat", amountMinor: 10, refundable: false },
+            { label: "VAT", type: "vat", rateBps: 1600, appliesToLabel: "Fee", refundable: false },
+          ],
+        },
+      ],
+    };
+    const charged = await core.run((tx) =>
+      creditWallet(core.deps, core.ctxFor(acme), tx, {
+        walletUid,
+        amountMinor: 1_000,
+        currency: "KES",
+        clientReference: "charged",
+      }),
+    );
+    await core.run((tx) => reverseOperation(core.deps, tx, charged.uid));
+    const st = await core.run((tx) =>
+      listWalletTransactions(core.deps, core.ctxFor(acme), tx, walletUid, {}, page()),
+    );
+    expect(st.data[0]).toMatchObject({
+      state: "reversed",
+      feeMinor: 10,
+      taxMinor: 2,
+      chargesRefundedMinor: 12,
+    });
+    expect(st.data.slice(1).every((i) => i.chargesRefundedMinor === 0)).toBe(true);
+    // A reversed row nets to zero; the others are completed credits.
+    const net = st.data
+      .filter((i) => i.state !== "reversed")
+      .reduce((sum, i) => sum + i.amountMinor - i.feeMinor - i.taxMinor, 0);
+    expect(net).toBe(100 + 101 + 102 + 103 + 104);
+    const balance = await core.run((tx) => getWalletBalance(core.deps, core.ctxFor(acme), tx, walletUid));
+    expect(balance.currentMinor).toBe(net);
+  });
+
+  it("an operator reversal is 409 while the operation's wallet is closed, and moves nothing", async () => {
+    const st = await core.run((tx) =>
+      listWalletTransactions(core.deps, core.ctxFor(acme), tx, walletUid, {}, page()),
+    );
+    await core.run((tx) => tx.wallets.setStatus("acme", walletUid, "closed"));
+    const journals = core.store.state.journals.length;
+    const e = (await core
+      .run((tx) => reverseOperation(core.deps, tx, st.data[0]!.operationUid))
+      .catch((x: unknown) => x)) as DomainError;
+    expect([e.code, e.message]).toEqual([
+      "Conflict",
+      "The operation's wallet is closed: reopen it before reversing the operation",
+    ]);
+    expect(core.store.state.journals.length).toBe(journals);
   });
 
   it("receipts hash their canonical form and read back byte-identical", async () => {

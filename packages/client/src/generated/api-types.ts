@@ -398,7 +398,7 @@ export interface ListWalletTransactionsResponse {
     completedAt: string | null;
     /** API-relative path of the receipt. */
     receipt: string;
-    /** An addition to the spec's item: the part of feeMinor + taxMinor that went back to the wallet (a failed payout's refundable charges), 0 otherwise. */
+    /** An addition to the spec's item: the part of feeMinor + taxMinor that went back to the wallet: a failed payout's refundable charges, all of them for a reversed operation, 0 otherwise. */
     chargesRefundedMinor: number;
   }[];
   meta: {

@@ -51,7 +51,7 @@ export const statementItemSchema = v.object({
   chargesRefundedMinor: v.pipe(
     minor,
     v.description(
-      "An addition to the spec's item: the part of feeMinor + taxMinor that went back to the wallet (a failed payout's refundable charges), 0 otherwise.",
+      "An addition to the spec's item: the part of feeMinor + taxMinor that went back to the wallet: a failed payout's refundable charges, all of them for a reversed operation, 0 otherwise.",
     ),
   ),
 });

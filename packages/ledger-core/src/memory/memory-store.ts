@@ -15,7 +15,7 @@ import {
 } from "../ledger/journal.js";
 import type { Mandate } from "../mandates/model.js";
 import type { Operation, TimelineEvent } from "../operations/model.js";
-import { finalStates } from "../operations/model.js";
+import { statementStates } from "../operations/model.js";
 import type { OperationFilter, Page } from "../operations/repository.js";
 import type { RailPayment, SuspenseItem } from "../rails/model.js";
 import { DomainError, invariant } from "../shared/errors.js";
@@ -182,7 +182,7 @@ export function createMemoryStore(): MemoryStore {
     (f.state === undefined || op.state === f.state) &&
     (f.from === undefined || op.createdAt >= f.from) &&
     (f.to === undefined || op.createdAt <= f.to) &&
-    (!f.movedOrFinal || op.fundsMovedAt !== null || finalStates.includes(op.state));
+    (!f.movedOrFinal || op.fundsMovedAt !== null || statementStates.includes(op.state));
 
   const comparator = (page: Page) => {
     return sortBy<Operation>(page, (o) => o.uid);

@@ -61,19 +61,23 @@ export interface StatementItemView {
   completedAt: string | null;
   receipt: string;
   /**
-   * An addition to the spec's item: the part of feeMinor + taxMinor that went back to the wallet
-   * (a failed payout's refundable charges), 0 otherwise, so that the rows add up to the balance.
+   * An addition to the spec's item: the part of feeMinor + taxMinor that went back to the wallet:
+   * a failed payout's refundable charges, all of them for a reversed operation, 0 otherwise; so
+   * that the rows add up to the balance.
    */
   chargesRefundedMinor: number;
 }
 
-/** What a failed payout gave back of its charges: its refundable lines (see refundTransfers). */
-const chargesRefunded = (op: Operation): number =>
-  op.type === "payout_b2c" && op.state === "failed"
-    ? payoutDetailsOf(op)
-        .charges.filter((l) => l.refundable)
-        .reduce((sum, l) => sum + l.amountMinor, 0)
-    : 0;
+/** What went back of an operation's charges (see refundTransfers and reverseOperation). */
+function chargesRefunded(op: Operation): number {
+  if (op.state === "reversed") return op.feeMinor + op.taxMinor;
+  if (op.type === "payout_b2c" && op.state === "failed") {
+    return payoutDetailsOf(op)
+      .charges.filter((l) => l.refundable)
+      .reduce((sum, l) => sum + l.amountMinor, 0);
+  }
+  return 0;
+}
 
 export interface StatementQuery {
   type?: OperationType;

@@ -33,6 +33,13 @@ export type OperationState = (typeof operationStates)[number];
 export const finalStates: readonly OperationState[] = ["completed", "failed", "reversed"];
 
 /**
+ * The states in which a statement lists an operation that has moved no funds: the final ones, and
+ * `held` (a top-up intent whose payment the wallet could not receive yet: it is settled later,
+ * and must already be listed then, so that a closed period keeps its rows).
+ */
+export const statementStates: readonly OperationState[] = [...finalStates, "held"];
+
+/**
  * The state machine as data (DESIGN.md section 3, operation states used):
  * - credits and debits: created -> completed; a refused mandate debit: created -> failed;
  * - payouts: created -> processing -> completed | failed (uncertain keeps processing);

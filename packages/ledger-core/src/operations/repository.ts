@@ -22,7 +22,7 @@ export interface OperationFilter {
   /** Inclusive ISO bounds on createdAt. */
   from?: string;
   to?: string;
-  /** Only operations that moved funds or reached a final state (statements). */
+  /** Only operations that moved funds or are in a `statementStates` state (statements). */
   movedOrFinal?: boolean;
 }
 

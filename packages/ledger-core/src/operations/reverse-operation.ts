@@ -46,7 +46,8 @@ async function reopenAppliedSuspense(tx: Tx, op: Operation): Promise<void> {
  * longer holds what goes back out of it refuses with 422 InsufficientFunds and nothing changes;
  * an account no one protects (a rail's clearing, a beneficiary) may go below zero, as the rail or
  * the beneficiary then owes it. Reversing a reversed operation answers its detail and posts
- * nothing; any other state is 409. No event: the spec's event list has no type for it.
+ * nothing; any other state is 409, and so is an operation whose wallet is closed. No event: the
+ * spec's event list has no type for it.
  */
 export async function reverseOperation(
   deps: CoreDeps,
@@ -63,6 +64,12 @@ export async function reverseOperation(
     return refuse("Conflict", `Only a completed operation can be reversed; this one is ${op.state}`);
   }
 
+  // Nothing moves into or out of a closed wallet (the operator closes only an empty one).
+  for (const walletUid of [op.sourceWalletUid, op.destinationWalletUid]) {
+    if (walletUid !== null && (await tx.wallets.getAny(walletUid))?.status === "closed") {
+      refuse("Conflict", "The operation's wallet is closed: reopen it before reversing the operation");
+    }
+  }
   const journals = await tx.ledger.journalsOf(op.tenantId, op.uid);
   const net = netByAccount(journals.flatMap((j) => j.entries));
   const entries: Entry[] = [];

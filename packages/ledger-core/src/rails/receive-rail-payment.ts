@@ -66,6 +66,13 @@ const reasonFor = (code: ErrorCode): SuspenseReason | null =>
           ? "charges_not_covered"
           : null;
 
+/**
+ * Why an intent no longer takes a payment: `expired` when the expiry job failed it (provider state
+ * failed), `intent_closed` when it was paid (completed, held, or held and then refunded).
+ */
+const closedReason = (intent: Operation): SuspenseReason =>
+  intent.state === "failed" && intent.provider?.state === "failed" ? "expired" : "intent_closed";
+
 /** Runs a check that refuses with a DomainError; returns the suspense reason instead of throwing. */
 async function refusalReason(check: () => Promise<void> | void): Promise<SuspenseReason | null> {
   try {
@@ -102,8 +109,7 @@ async function evaluate(deps: CoreDeps, tx: Tx, input: RailPaymentInput, now: Da
     reason,
     tenantId: found.tenantId,
   });
-  if (found.state !== "pending_provider")
-    return suspense(found.state === "failed" ? "expired" : "intent_closed");
+  if (found.state !== "pending_provider") return suspense(closedReason(found));
   invariant(
     found.expiresAt !== null && found.destinationWalletUid !== null,
     "an intent has its expiry and wallet",
@@ -122,7 +128,7 @@ async function evaluate(deps: CoreDeps, tx: Tx, input: RailPaymentInput, now: Da
   ]);
   const op = await tx.operations.get(found.tenantId, found.uid);
   invariant(op, "the intent still exists");
-  if (op.state !== "pending_provider") return suspense(op.state === "failed" ? "expired" : "intent_closed");
+  if (op.state !== "pending_provider") return suspense(closedReason(op));
 
   const { charges } = topupDetailsOf(op);
   const entries = entriesOf([

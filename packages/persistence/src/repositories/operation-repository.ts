@@ -1,8 +1,8 @@
 import {
-  finalStates,
   type Operation,
   type OperationFilter,
   type OperationRepository,
+  statementStates,
   type TimelineEvent,
 } from "@wallet/ledger-core";
 import { type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
@@ -171,7 +171,7 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
     if (f.to !== undefined) out = out.where("created_at", "<=", f.to);
     if (f.movedOrFinal) {
       out = out.where((eb) =>
-        eb.or([eb("funds_moved_at", "is not", null), eb("state", "in", [...finalStates])]),
+        eb.or([eb("funds_moved_at", "is not", null), eb("state", "in", [...statementStates])]),
       );
     }
     return out;
