@@ -632,6 +632,20 @@ describe.each(storeKinds())("mandates (issue 5) on the $name store", (kind) => {
       expect(changes.map((e) => e.body.data.mandate?.status)).toEqual(["suspended", "active"]);
     });
 
+    it("a suspension racing the activation job suspends either way, never a 'retry' 409 (10 rounds)", async () => {
+      const validFrom = "2026-12-01T00:00:00.000Z";
+      for (let round = 0; round < 10; round++) {
+        const m = await w.createMandate(acme, alice, { validFrom, clientReference: `pending-${round}` });
+        expect(m.status).toBe("pending");
+        const [suspended] = await Promise.all([
+          h.admin("PATCH", `${ADMIN}/mandates/${m.uid}`, { status: "suspended" }),
+          w.runJob("activate-mandates", { asOf: validFrom }),
+        ]);
+        expect(suspended.status, `round ${round}`).toBe(200);
+        expect((await w.getMandate(acme, m.uid)).status).toBe("suspended");
+      }
+    });
+
     it("a revocation racing a suspension is revoked either way, never a stored 'retry' (8 rounds)", async () => {
       for (let round = 0; round < 8; round++) {
         const m = await w.createMandate(acme, alice);

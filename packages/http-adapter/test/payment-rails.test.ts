@@ -1104,6 +1104,51 @@ describe.each(storeKinds())("payment rails (payouts, top-ups, suspense) on the $
     });
   });
 
+  it("applying a held intent with charges racing another payment of the tenant: no deadlock (10 rounds)", async () => {
+    h.deps.core.catalog = {
+      ...railCatalog,
+      feeSchedules: [
+        ...railCatalog.feeSchedules,
+        {
+          ruleCode: "topup_std",
+          versionNo: 1,
+          operationType: "topup_c2b",
+          railCode: null,
+          currency: "KES",
+          components: [
+            { label: "Collection fee", type: "flat", amountMinor: 100, refundable: false },
+            { label: "VAT", type: "vat", rateBps: 1600, appliesToLabel: "Collection fee", refundable: false },
+          ],
+        },
+      ],
+    };
+    const base = onboardingBody({}, "+254712345699");
+    const bob = await json(
+      customerViewSchema,
+      await h.call(acme, "POST", `${TENANT}/customers`, {
+        body: {
+          ...base,
+          identifiers: [base.identifiers[0], { ...base.identifiers[1], value: "87654321" }],
+          kyc: { ...base.kyc, sourceReference: "kyc-ref-2" },
+        },
+      }),
+      201,
+    );
+    for (let round = 0; round < 10; round++) {
+      const held = await pendingIntent();
+      const other = await pendingIntent({ walletUid: bob.walletUid });
+      await h.admin("PATCH", `${ADMIN}/wallets/${walletUid}`, { status: "frozen" });
+      const item = await payResult({ reference: held.intentReference, amountMinor: 25_000 });
+      await h.admin("PATCH", `${ADMIN}/wallets/${walletUid}`, { status: "active" });
+      const [applied, paid] = await Promise.all([
+        resolve(item.suspenseUid!, { action: "apply", walletUid }),
+        pay({ reference: other.intentReference, amountMinor: 25_000 }),
+      ]);
+      expect([applied.status, paid.status], `round ${round}`).toEqual([200, 200]);
+    }
+    await expectBalanced();
+  });
+
   describe("suspense: list and resolve", () => {
     const openItems = async () => {
       const op = await pendingIntent();

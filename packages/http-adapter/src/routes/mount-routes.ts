@@ -1,3 +1,4 @@
+import { againOnConcurrentUpdate } from "@wallet/ledger-core";
 import type { Hono, MiddlewareHandler } from "hono";
 import * as v from "valibot";
 import type { ApiDeps } from "../app/api-deps.js";
@@ -77,9 +78,11 @@ function routeHandler(entry: RouteEntry, deps: ApiDeps): MiddlewareHandler<AppEn
           run(tx, call),
         );
       }
-      // A read sees one snapshot (a page and its total agree); anything else is a unit of work.
+      // A read sees one snapshot (a page and its total agree); anything else is a unit of work,
+      // run again when it loses an optimistic update to a concurrent request (an operator's
+      // suspension racing the activation job), as an idempotent write is.
       const unit = entry.method === "GET" && deps.uow.snapshot ? deps.uow.snapshot : deps.uow.run;
-      const view = await unit.call(deps.uow, (tx) => run(tx, call));
+      const view = await againOnConcurrentUpdate(() => unit.call(deps.uow, (tx) => run(tx, call)));
       return c.json(view as object, status);
     }
     if (entry.respond === undefined)

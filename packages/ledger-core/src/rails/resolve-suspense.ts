@@ -79,10 +79,18 @@ export async function resolveSuspense(
   const party = wallet ? await loadWalletParty(deps, tx, wallet.tenantId, wallet.uid) : null;
   const suspenseKey = accountKeys.suspense(found.railCode);
   const clearingKey = accountKeys.railClearing(found.railCode);
+  // Every account the resolution may post to, in one sorted call: applying a held intent's payment
+  // also posts its charges to the tenant's fee and tax accounts, which sort before the rail's; taken
+  // later, they would be locked against the order every other posting follows (a deadlock).
+  const chargeKeys =
+    wallet && found.tenantId !== null
+      ? [accountKeys.fees(found.tenantId), accountKeys.tax(found.tenantId)]
+      : [];
   const locked = await tx.ledger.lockAccounts(found.currency, [
     suspenseKey,
     clearingKey,
     ...(wallet ? [accountKeys.wallet(wallet.uid), accountKeys.walletHold(wallet.uid)] : []),
+    ...chargeKeys,
   ]);
   // Read under the lock: two operators resolving one item serialize, the second gets 409.
   const item = await tx.suspense.get(uid);
