@@ -1,12 +1,15 @@
+import { spawn } from "node:child_process";
 import { createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { usage } from "../src/cli/help.js";
 import { designExample } from "./fixtures.js";
 import { run, serve } from "./helpers.js";
+import { cliPath, ensureServerBuilt } from "./reliability/support/server-process.js";
 
 const tempDir = (name: string) => mkdtempSync(join(tmpdir(), `wallet-${name}-`));
 const modeOf = (path: string) => statSync(path).mode & 0o777;
@@ -139,6 +142,86 @@ describe("wallet migrate", () => {
     expect(result).toMatchObject({ code: 0, stderr: "" });
     expect(statSync(join(cwd, "db", "w.db")).size).toBeGreaterThan(0);
   });
+
+  it("refuses, with serve's line and status, a tenant that serve's first insert would refuse", async () => {
+    const cwd = tempDir("migrate-insert");
+    type Webhook = { url: string | null; secrets: Array<{ createdAt?: string }> };
+    const edits: Array<(w: Webhook) => void> = [
+      (w) => {
+        w.url = null;
+      },
+      (w) => {
+        w.secrets = [];
+      },
+      (w) => {
+        w.secrets[0]!.createdAt = "2099-01-01T00:00:00Z";
+      },
+    ];
+    for (const [n, edit] of edits.entries()) {
+      const raw = designExample();
+      edit(raw.tenants[0].webhook);
+      const file = join(cwd, `refused-${n}.json`);
+      writeFileSync(file, JSON.stringify(raw));
+      const db = `sqlite:./refused-${n}.db`;
+      const migrated = await run(["migrate", "--config", file, "--db", db], { cwd });
+      expect(migrated.stdout).toBe("");
+      expect(migrated.stderr).toMatch(
+        /^wallet: config: tenants\[0\]\.webhook\.(url|secrets(\[0\]\.createdAt)?): .+\n$/,
+      );
+      expect(migrated.code).toBe(1);
+      const served = await run(["serve", "--config", file, "--db", db, "--port", "0"], { cwd });
+      expect(served).toMatchObject({ code: 1, stderr: migrated.stderr });
+    }
+  });
+
+  it("does not check the file's webhook of a tenant the database holds already, as serve does not", async () => {
+    const cwd = tempDir("migrate-existing");
+    writeFileSync(join(cwd, "first.json"), JSON.stringify(designExample()));
+    const first = await serve(["--config", "first.json", "--db", "sqlite:./w.db", "--port", "0"], { cwd });
+    expect(await first.stop()).toBe(0);
+    // After the first insert the operator API owns the webhook: the file may drop its secret.
+    const raw = designExample();
+    raw.tenants[0].webhook.secrets = [];
+    writeFileSync(join(cwd, "later.json"), JSON.stringify(raw));
+    const migrated = await run(["migrate", "--config", "later.json", "--db", "sqlite:./w.db"], { cwd });
+    expect(migrated).toMatchObject({ code: 0, stderr: "" });
+    expect(migrated.stdout).toMatch(/^migrated sqlite:.*w\.db\n$/);
+  });
+});
+
+describe("wallet <command> --help", () => {
+  it("prints the usage and exits 0 for every command, with --help or -h", async () => {
+    const cwd = tempDir("help");
+    for (const command of ["serve", "migrate", "keygen", "call", "admin", "demo"]) {
+      for (const flag of ["--help", "-h"]) {
+        const result = await run([command, flag], { cwd });
+        expect(result, `${command} ${flag}`).toEqual({ code: 0, stdout: usage, stderr: "" });
+      }
+    }
+    // After other arguments too; after `--` it is an argument, not a request for help.
+    expect(await run(["call", "GET", "/health", "--help"], { cwd })).toMatchObject({
+      code: 0,
+      stdout: usage,
+    });
+    expect((await run(["keygen", "--", "-h"], { cwd })).code).toBe(2);
+  });
+});
+
+describe("wallet call --key-file", () => {
+  it("refuses an empty path, a missing file and an empty file as command-line mistakes (exit 2)", async () => {
+    const cwd = tempDir("keyfile");
+    writeFileSync(join(cwd, "empty.pem"), "");
+    const flags = ["--base-url", "http://127.0.0.1:1", "--api-key", "k", "--kid", "k1"];
+    for (const [keyFile, reason] of [
+      ["", "--key-file: expected the path of a private key PEM, got an empty string"],
+      ["missing.pem", "--key-file: cannot read missing.pem (ENOENT)"],
+      [".", "--key-file: cannot read . (EISDIR)"],
+      ["empty.pem", "--key-file: empty.pem is empty"],
+    ] as const) {
+      const result = await run(["call", ...flags, "--key-file", keyFile, "GET", "/health"], { cwd });
+      expect(result).toEqual({ code: 2, stdout: "", stderr: `wallet: ${reason}; see "wallet help"\n` });
+    }
+  });
 });
 
 describe("the demo, end to end", () => {
@@ -214,6 +297,11 @@ describe("the demo, end to end", () => {
       expect(again.apiKey).toBe(credentials.apiKey);
       expect(again.baseUrl).toBe(second.server.url);
       expect(second.output().stdout).not.toContain("demo prefund posted");
+      // Its fixed onboarding and credit examples ran already: they would answer 409 now.
+      expect(second.output().stdout).toContain("reused: the data of earlier runs is still there");
+      expect(second.output().stdout).toContain("wallet call --data-dir");
+      expect(second.output().stdout).not.toContain("POST /customers");
+      expect(second.output().stdout).not.toContain("POST /wallet-credits");
       const { getPrefund } = await import("@wallet/ledger-core");
       const prefund = await second.server.store.uow.run((tx) =>
         getPrefund(second.server.core, tx, "demo", "KES"),
@@ -250,4 +338,42 @@ describe("the demo, end to end", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no credentials at .*credentials\.json/);
   });
+});
+
+describe("the wallet bin, its stdout closed early (`wallet call ... | head -c 20`)", () => {
+  beforeAll(() => ensureServerBuilt(), 200_000);
+
+  /** Runs dist/cli.js with the read end of its stdout closed before it writes anything. */
+  const runClosed = (args: string[], cwd: string) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [cliPath, ...args], {
+        cwd,
+        env: { PATH: process.env.PATH ?? "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      child.stdout.destroy();
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString("utf8");
+      });
+      child.on("close", (code) => resolve({ code, stderr }));
+    });
+
+  it("exits quietly with the command's own status, no EPIPE crash", async () => {
+    const cwd = tempDir("epipe");
+    expect(await runClosed(["help"], cwd)).toEqual({ code: 0, stderr: "" });
+    const demo = await serve(["--port", "0"], { cwd });
+    try {
+      expect(await runClosed(["call", "GET", "/openapi.json"], cwd)).toEqual({ code: 0, stderr: "" });
+      // A 404 is still exit 1, and still says nothing on stderr.
+      expect(await runClosed(["call", "GET", "/no-such-route"], cwd)).toEqual({ code: 1, stderr: "" });
+    } finally {
+      expect(await demo.stop()).toBe(0);
+    }
+  });
+
+  it("stops serve gracefully, as SIGTERM does, when nobody reads its log any more", async () => {
+    const result = await runClosed(["serve", "--port", "0"], tempDir("epipe-serve"));
+    expect(result).toEqual({ code: 0, stderr: "" });
+  }, 60_000);
 });

@@ -157,8 +157,7 @@ export function resolveCredentials(
     baseUrl: values["base-url"],
     apiKey: values["api-key"],
     kid: values.kid,
-    privateKeyPem:
-      values["key-file"] === undefined ? undefined : readFileSync(resolve(cwd, values["key-file"]), "utf8"),
+    privateKeyPem: values["key-file"] === undefined ? undefined : readKeyFile(values["key-file"], cwd),
   };
   const file =
     values.credentials !== undefined
@@ -182,6 +181,21 @@ export function resolveCredentials(
   };
   for (const [k, v] of Object.entries(merged)) if (!v) throw new UsageError(`${command}: missing ${k}`);
   return merged as Credentials;
+}
+
+/** The private key PEM of `--key-file`: a missing, unreadable or empty file is a command-line mistake. */
+function readKeyFile(path: string, cwd: string): string {
+  // An unset variable (`--key-file "$WALLET_KEY_FILE"`) would otherwise read the directory.
+  if (path === "")
+    throw new UsageError("--key-file: expected the path of a private key PEM, got an empty string");
+  let pem: string;
+  try {
+    pem = readFileSync(resolve(cwd, path), "utf8");
+  } catch (e) {
+    throw new UsageError(`--key-file: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  if (pem.trim() === "") throw new UsageError(`--key-file: ${path} is empty`);
+  return pem;
 }
 
 function prettyJson(text: string): string {

@@ -34,6 +34,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stderr(line(`wallet: unknown command "${name}"; see "wallet help"`));
     return 2;
   }
+  if (asksForHelp(rest)) {
+    io.stdout(usage);
+    return 0;
+  }
   try {
     return await command(rest, io);
   } catch (e) {
@@ -45,4 +49,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stderr(line(`wallet: ${known ? firstLine(e) : `${name} failed: ${firstLine(e)}`}`));
     return 1;
   }
+}
+
+/** `wallet <command> --help` (or `-h`), anywhere before a `--` that ends the options. */
+function asksForHelp(argv: readonly string[]): boolean {
+  for (const arg of argv) {
+    if (arg === "--") return false;
+    if (arg === "--help" || arg === "-h") return true;
+  }
+  return false;
 }

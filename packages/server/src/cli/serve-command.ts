@@ -177,7 +177,7 @@ function demoBanner(o: {
     "",
     o.created
       ? `Demo sandbox created in ${shownDir}/ (reused on later runs).`
-      : `Demo sandbox from ${shownDir}/.`,
+      : `Demo sandbox from ${shownDir}/ (reused: the data of earlier runs is still there).`,
     // The origin, as credentials.json and the SDK's baseUrl take it; the routes sit under the prefix.
     `  Base URL:    ${o.url} (tenant API under /api/v1/tenant)`,
     `  Tenant:      ${demoTenantId} (every scope; prefund ${major}.${minor} ${demoCurrency})`,
@@ -186,8 +186,14 @@ function demoBanner(o: {
     "Try:",
     // As the README runs them: a machine with only Node and npm has no global pnpm.
     `  npx pnpm@10 wallet call${dirFlag} GET /health`,
-    `  npx pnpm@10 wallet call${dirFlag} POST /customers '${exampleCustomer}'`,
-    `  npx pnpm@10 wallet call${dirFlag} POST /wallet-credits '{"walletUid":"<walletUid>","amountMinor":50000,"currency":"KES","clientReference":"demo-credit-1"}'`,
+    // Fixed examples: once run, the same msisdn and clientReference answer 409 Conflict, so a
+    // reused demo does not suggest them again (the tour below makes fresh ones on every run).
+    ...(o.created
+      ? [
+          `  npx pnpm@10 wallet call${dirFlag} POST /customers '${exampleCustomer}'`,
+          `  npx pnpm@10 wallet call${dirFlag} POST /wallet-credits '{"walletUid":"<walletUid>","amountMinor":50000,"currency":"KES","clientReference":"demo-credit-1"}'`,
+        ]
+      : []),
     `  npx pnpm@10 wallet demo${dirFlag}   (a scripted tour; WALLET_ADMIN_TOKEN set runs the operator steps too)`,
     "Stop with Ctrl-C.",
     "",

@@ -32,8 +32,7 @@ export async function seedFromConfig(
     for (const [i, t] of config.tenants.entries()) {
       const existing = await tx.tenants.getForUpdate(t.id);
       if (existing === null) {
-        assertDeliverableWebhook(t, i);
-        assertSecretsNotAhead(t, i, now);
+        assertInsertable(t, i, now);
         await tx.tenants.upsert(toTenant(t, now));
         report.inserted.push(t.id);
       } else {
@@ -63,6 +62,30 @@ export async function seedFromConfig(
     }
   });
   return report;
+}
+
+/**
+ * The checks of the file's tenant `i` that apply only when the seed inserts it (a tenant already
+ * in the database keeps what the operator API made of it). They read the file and the clock
+ * only, so `wallet migrate` runs them too, before a deployment's servers would refuse the file.
+ */
+export function assertInsertable(t: TenantConfig, i: number, now: Date): void {
+  assertDeliverableWebhook(t, i);
+  assertSecretsNotAhead(t, i, now);
+}
+
+/** Each tenant of the file that the seed would refuse to insert at `now`, with the reason. */
+export function insertRefusals(config: WalletConfig, now: Date): { tenantId: string; error: ConfigError }[] {
+  const out: { tenantId: string; error: ConfigError }[] = [];
+  for (const [i, t] of config.tenants.entries()) {
+    try {
+      assertInsertable(t, i, now);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      out.push({ tenantId: t.id, error: e });
+    }
+  }
+  return out;
 }
 
 /**

@@ -62,18 +62,66 @@ let binDir: string;
 
 beforeAll(async () => {
   // Shell samples say `pnpm wallet ...`: a shim runs the built CLI in the sample's directory (so
-  // ./data stays out of the repository), and passes every other pnpm command through. The build
-  // is shared with the reliability tests, under their lock.
+  // ./data stays out of the repository), and passes every other pnpm command through. It prints
+  // what real pnpm prints around the script (its banner first, a failure line after a non-zero
+  // exit, both on stdout) unless `-s`/`--silent` comes before `wallet`, so a sample that keeps
+  // the CLI's output (`> file`, `| head`, `$(...)`) without `-s` fails here as it would for a
+  // reader. The build is shared with the reliability tests, under their lock.
   await ensureServerBuilt();
   binDir = mkdtempSync(join(tmpdir(), "wallet-docs-bin-"));
   const realPnpm = spawnSync("sh", ["-c", "command -v pnpm"], { encoding: "utf8" }).stdout.trim() || "false";
   const shim = join(binDir, "pnpm");
-  writeFileSync(
-    shim,
-    `#!/bin/sh\nif [ "$1" = "wallet" ]; then shift; exec "${process.execPath}" "${join(repoRoot, "packages/server/dist/cli.js")}" "$@"; fi\nexec "${realPnpm}" "$@"\n`,
-  );
+  writeFileSync(shim, pnpmShim(realPnpm));
   chmodSync(shim, 0o755);
 }, 200_000);
+
+/**
+ * `pnpm [-s] wallet ...` as pnpm 10 runs the root package.json's script: `> <name>@<version>
+ * <script> <dir>` and the command (each argument shell-quoted when it needs it) between blank
+ * lines, then the CLI, then `ELIFECYCLE` (between thin spaces) when it exits non-zero. The CLI
+ * runs in the background of a shell that waits for it, so a SIGTERM to the sample's process
+ * group stops the CLI gracefully and the shim still ends with the CLI's exit status.
+ */
+function pnpmShim(realPnpm: string): string {
+  const root = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+    name: string;
+    version?: string;
+    scripts: { wallet: string };
+  };
+  const banner = `> ${root.name}@${root.version ?? ""} wallet ${repoRoot.replace(/\/$/, "")}`;
+  const cli = join(repoRoot, "packages/server/dist/cli.js");
+  return String.raw`#!/bin/sh
+silent=
+case "$1" in -s | --silent) silent=1; shift ;; esac
+if [ "$1" != "wallet" ]; then
+  if [ -n "$silent" ]; then set -- -s "$@"; fi
+  exec "${realPnpm}" "$@"
+fi
+shift
+if [ -z "$silent" ]; then
+  command="> ${root.scripts.wallet}"
+  for arg in "$@"; do
+    case "$arg" in
+      "" | *[!A-Za-z0-9_./:=@%+,-]*) arg="'$(printf '%s' "$arg" | sed "s/'/'\"'\"'/g")'" ;;
+    esac
+    command="$command $arg"
+  done
+  printf '\n%s\n%s\n\n' "${banner}" "$command"
+fi
+trap : TERM INT
+"${process.execPath}" "${cli}" "$@" &
+pid=$!
+while :; do
+  wait "$pid"
+  status=$?
+  kill -0 "$pid" 2>/dev/null || break
+done
+if [ "$status" -ne 0 ] && [ -z "$silent" ]; then
+  printf '\342\200\211ELIFECYCLE\342\200\211 Command failed with exit code %s.\n' "$status"
+fi
+exit "$status"
+`;
+}
 
 interface PageContext {
   cwd: string;
