@@ -69,6 +69,11 @@ export interface OperationRepository {
   findTopupsByIntentReference(intentReference: string): Promise<Operation[]>;
   /** Top-ups still pending_provider whose expiresAt <= asOfIso, oldest first, at most `limit`. */
   listExpiredTopups(asOfIso: string, limit: number): Promise<Operation[]>;
+  /**
+   * The rail codes that operations still waiting on a rail name (top-up intents pending or held,
+   * payouts processing), across tenants, each once: a rail the config may not drop.
+   */
+  railCodesInFlight(): Promise<string[]>;
   /** Unscoped lookup for the operator API (rail results). */
   getAny(uid: string): Promise<Operation | null>;
 }

@@ -2,6 +2,7 @@ import {
   type Operation,
   type OperationFilter,
   type OperationRepository,
+  type ProviderBlock,
   statementStates,
   type TimelineEvent,
 } from "@wallet/ledger-core";
@@ -260,6 +261,17 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
         .orderBy("uid", "desc")
         .execute();
       return rows.map(seen);
+    },
+
+    async railCodesInFlight() {
+      // The literal predicate of the partial index operations_in_flight (migration 0006).
+      const rows = await trx
+        .selectFrom("operations")
+        .select("provider")
+        .where(sql<boolean>`state in ('pending_provider', 'processing', 'held')`)
+        .execute();
+      const codes = rows.flatMap((r) => fromJsonOrNull<ProviderBlock>(r.provider)?.railCode ?? []);
+      return [...new Set(codes)];
     },
 
     async listExpiredTopups(asOfIso, limit) {

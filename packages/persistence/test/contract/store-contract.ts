@@ -1092,6 +1092,42 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.operations.listExpiredTopups(t(500), 10))).toEqual([]);
       });
 
+      it("names the rails of the operations still waiting on one, each once, across tenants", async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const rail = (name: string) => unique(`rail_${name}`);
+        const [intentRail, heldRail, payoutRail, doneRail] = [rail("i"), rail("h"), rail("p"), rail("d")];
+        const on = (railCode: string) => ({
+          railCode,
+          state: "initiated" as const,
+          reference: null,
+          lastUpdatedAt: at(0),
+        });
+        await run(async (tx) => {
+          for (const op of [
+            operationFixture(a.id, {
+              type: "topup_c2b",
+              state: "pending_provider",
+              provider: on(intentRail),
+            }),
+            operationFixture(b.id, {
+              type: "topup_c2b",
+              state: "pending_provider",
+              provider: on(intentRail),
+            }),
+            operationFixture(a.id, { type: "topup_c2b", state: "held", provider: on(heldRail) }),
+            operationFixture(b.id, { type: "payout_b2c", state: "processing", provider: on(payoutRail) }),
+            operationFixture(a.id, { type: "payout_b2c", state: "completed", provider: on(doneRail) }),
+            operationFixture(a.id, { type: "topup_c2b", state: "failed", provider: on(doneRail) }),
+          ])
+            await tx.operations.insert(op);
+        });
+        const inFlight = await run((tx) => tx.operations.railCodesInFlight());
+        expect(
+          inFlight.filter((c) => [intentRail, heldRail, payoutRail, doneRail].includes(c)).sort(),
+        ).toEqual([intentRail, heldRail, payoutRail].sort());
+        expect(new Set(inFlight).size).toBe(inFlight.length);
+      });
+
       it("appends and reads the timeline in sequence order; a sequence number is used once", async () => {
         const tenant = await newTenant();
         const op = operationFixture(tenant.id, { state: "processing", type: "payout_b2c" });

@@ -4,19 +4,38 @@ import type { WalletConfig } from "./schema.js";
 
 /**
  * Refuses a catalog that lacks a KYC level the database still uses (an approved or pending KYC
- * version names it, and so do its customer's wallets). The catalog lives in the file, not in the
- * database, so removing such a level from the file would otherwise start a server whose every
- * movement, customer summary and KYC decision on those customers fails on a missing level.
+ * version names it, and so do its customer's wallets), or a rail that operations in flight still
+ * wait on. The catalog lives in the file, not in the database, so removing such a level from the
+ * file would otherwise start a server whose every movement, customer summary and KYC decision on
+ * those customers fails on a missing level; removing such a rail, one that answers 404 to the
+ * payments and results of those operations.
  */
 export async function assertCatalogCoversStore(uow: UnitOfWork, config: WalletConfig): Promise<void> {
-  const inUse = await uow.run((tx) => tx.kycVersions.tierCodesInUse());
-  const known = new Set(config.kycLevels.map((l) => l.code));
-  const missing = inUse.filter((code) => !known.has(code)).sort();
-  if (missing.length > 0) {
-    const list = missing.map((code) => `"${code}"`).join(", ");
+  const [levels, rails] = await uow.run(async (tx) => [
+    await tx.kycVersions.tierCodesInUse(),
+    await tx.operations.railCodesInFlight(),
+  ]);
+  const missingLevels = missingFrom(levels, config.kycLevels);
+  if (missingLevels) {
     throw new ConfigError(
       "kycLevels",
-      `missing ${list}, which customers in the database hold (an approved or pending KYC version); a level in use cannot be removed`,
+      `missing ${missingLevels}, which customers in the database hold (an approved or pending KYC version); a level in use cannot be removed`,
     );
   }
+  // A payment reported on a rail the file no longer names is 404: the payer's money for a live
+  // intent would have nowhere to go. An inactive rail still takes the reports of its operations.
+  const missingRails = missingFrom(rails, config.rails);
+  if (missingRails) {
+    throw new ConfigError(
+      "rails",
+      `missing ${missingRails}, which operations in the database still wait on (a top-up intent pending or held, a payout processing); set such a rail "inactive" instead of removing it`,
+    );
+  }
+}
+
+/** The codes in use that the catalog lacks, quoted and sorted, or null when it has them all. */
+function missingFrom(inUse: readonly string[], catalog: readonly { code: string }[]): string | null {
+  const known = new Set(catalog.map((e) => e.code));
+  const missing = inUse.filter((code) => !known.has(code)).sort();
+  return missing.length === 0 ? null : missing.map((code) => `"${code}"`).join(", ");
 }
