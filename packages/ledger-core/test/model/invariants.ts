@@ -1,4 +1,4 @@
-import { getTrialBalance } from "../../src/index.js";
+import { getTrialBalance, listSuspense } from "../../src/index.js";
 import type { Model } from "./oracle.js";
 import type { LedgerSnapshot, Real } from "./world.js";
 
@@ -17,7 +17,8 @@ function must(ok: boolean, what: () => string): void {
  *   balance says so too;
  * - every balance projection equals the fold of the journal entries of its account;
  * - wallets (available and held) and the prefund are never negative;
- * - the balances, the journal count and the operations (uid, state) equal the model's.
+ * - the balances, the journal count and the operations (uid, state) equal the model's;
+ * - so do the suspense items (status, amount, currency, tenant, the top-up an apply made).
  */
 export async function checkInvariants(m: Model, r: Real, snapshot?: LedgerSnapshot): Promise<void> {
   const s = snapshot ?? (await r.harness.snapshot());
@@ -73,6 +74,31 @@ export async function checkInvariants(m: Model, r: Real, snapshot?: LedgerSnapsh
       stored?.state === op.state,
       () => `${op.type} ${op.uid} is ${stored?.state ?? "missing"}, not ${op.state}`,
     );
+  }
+
+  // Suspense items: each one the model opened, in the status it expects, applied as it expects.
+  if (m.suspense.length > 0) {
+    const listed = await r.uow.run((tx) => listSuspense(r.deps, tx, { limit: 1000 }));
+    const items = new Map(listed.data.map((i) => [i.uid, i]));
+    must(
+      items.size === m.suspense.length,
+      () => `${items.size} suspense items, the model expects ${m.suspense.length}`,
+    );
+    for (const item of m.suspense) {
+      const stored = items.get(item.uid);
+      const got = stored && [
+        stored.status,
+        stored.amountMinor,
+        stored.currency,
+        stored.tenantId,
+        stored.resolution?.operationUid ?? null,
+      ];
+      const want = [item.status, item.amount, item.currency, item.tenantId, item.appliedOpUid];
+      must(
+        JSON.stringify(got) === JSON.stringify(want),
+        () => `suspense item ${item.uid} is ${JSON.stringify(got ?? "missing")}, not ${JSON.stringify(want)}`,
+      );
+    }
   }
 
   const trial = await r.uow.run((tx) => getTrialBalance(tx));

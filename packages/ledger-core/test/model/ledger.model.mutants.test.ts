@@ -33,6 +33,25 @@ const mutants: Record<string, (tx: Tx) => Tx> = {
         ),
     },
   }),
+  // A held intent's payment applied as its match: the charges it quoted are taken.
+  "held intent applied without its charges": (tx) => ({
+    ...tx,
+    ledger: {
+      ...tx.ledger,
+      post: (j) =>
+        tx.ledger.post(
+          j.kind === "suspense_apply" ? { ...j, entries: j.entries.filter((e) => e.label === "amount") } : j,
+        ),
+    },
+  }),
+  // A reversed top-up applied from suspense reopens its item (the money is back on suspense).
+  "suspense item not reopened by a reversal": (tx) => ({
+    ...tx,
+    suspense: {
+      ...tx.suspense,
+      update: async (item) => (item.status === "open" ? undefined : tx.suspense.update(item)),
+    },
+  }),
   // No overdraft: debits see 50 000 more than the wallet holds (the stores' own CHECK still stops
   // the worst; the model sees the answer differ first).
   "wallet balance over-reported to the debit checks": (tx) => ({

@@ -10,7 +10,8 @@ const RUNS = 1500;
  * Model-based test of the ledger's use cases on the in-memory adapters (the SQLite and Postgres
  * runs of the same model live in packages/persistence/test/model). Each run: random onboarding,
  * credits, debits (with assertion and under a mandate), payouts and their results, top-ups with
- * payments and expiry, KYC changes, status changes, replays and reused keys; after every command
+ * payments and expiry, held intents and suspense items the operator refunds, applies or reverses,
+ * KYC changes, status changes, replays and reused keys; after every command
  * the invariants and the model's balances are checked (see invariants.ts).
  */
 describe("ledger model (memory)", () => {

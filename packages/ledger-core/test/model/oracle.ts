@@ -15,7 +15,8 @@ import {
  * the rules (statuses, KYC limits, fees, periods) are restated here in their simplest form.
  */
 
-export type CustomerStatus = "active" | "restricted" | "suspended";
+/** The statuses the model sets, plus the two that end a customer's life with the tenant (never set). */
+export type CustomerStatus = "active" | "restricted" | "suspended" | "closed" | "deceased";
 export type WalletStatus = "active" | "debit_blocked" | "credit_blocked" | "frozen" | "dormant" | "closed";
 export type Direction = "inbound" | "outbound";
 
@@ -42,7 +43,8 @@ export interface MOp {
   createdAtMs: number;
   /** fundsMovedAt, or null: the op counts towards the KYC limits of that day unless it failed. */
   movedAtMs: number | null;
-  clientReference: string;
+  /** null for a top-up the operator applied from suspense (it is not an intent). */
+  clientReference: string | null;
   mandateUid: string | null;
   /** Payouts: the refundable charges (to fees, to tax) returned when the payout fails. */
   refund?: { fees: number; tax: number };
@@ -67,6 +69,25 @@ export interface MMandate {
   validToMs: number | null;
 }
 
+/**
+ * A payment in suspense, as the operator sees it: what came in, and what it is tied to. An item
+ * `holds` its intent when it is that intent's own payment, refused for the wallet (the intent is
+ * `held` with it); while the intent stays `held`, resolving the item settles the intent.
+ */
+export interface MSuspense {
+  uid: string;
+  amount: number;
+  currency: string;
+  status: "open" | "refunded" | "applied";
+  /** The intent whose reference the payment quoted (null for a reference that names none). */
+  intentUid: string | null;
+  /** That intent's tenant: an item may only be applied to a wallet of the same tenant. */
+  tenantId: string | null;
+  holds: boolean;
+  /** The top-up an apply completed or created: its reversal reopens the item. */
+  appliedOpUid: string | null;
+}
+
 /** A write sent under an Idempotency-Key, kept so a later command can replay it byte for byte. */
 export interface SentRequest {
   route: string;
@@ -86,6 +107,8 @@ export interface Model {
   sent: SentRequest[];
   /** Rail payments by providerReference: what was reported, and the answer the first report got. */
   payments: Map<string, { reference: string; amountMinor: number; currency: string; answer: string }>;
+  /** Suspense items in the order the payments opened them. */
+  suspense: MSuspense[];
   seq: number;
 }
 
@@ -111,6 +134,7 @@ export function initialModel(): Model {
     mandates: [],
     sent: [],
     payments: new Map(),
+    suspense: [],
     seq: 0,
   };
   post(m, [[accounts.deposits, accounts.prefund, INITIAL_PREFUND_MINOR]]);
@@ -212,6 +236,8 @@ const customerAllows: Record<CustomerStatus, Direction[]> = {
   active: ["inbound", "outbound"],
   restricted: ["inbound"],
   suspended: [],
+  closed: [],
+  deceased: [],
 };
 
 /** CustomerNotActive, then WalletNotActive. */
