@@ -10,7 +10,7 @@ import {
   getWalletBalance,
   onboardCustomer,
 } from "../src/index.js";
-import { createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
+import { createCore, feeSchedule, onboardingInput, refusal, tenantFixture } from "./support/core.js";
 
 describe("wallet credits", () => {
   let core: ReturnType<typeof createCore>;
@@ -158,14 +158,12 @@ describe("wallet credits", () => {
     core.deps.catalog = {
       ...core.deps.catalog,
       feeSchedules: [
-        {
-          ruleCode: "credit_fee",
-          versionNo: 1,
-          operationType: "wallet_credit",
-          railCode: null,
-          currency: "KES",
-          components: [{ label: "Credit fee", type: "flat", amountMinor: 10, refundable: false }],
-        },
+        feeSchedule("wallet_credit", {
+          label: "Credit fee",
+          type: "flat",
+          amountMinor: 10,
+          refundable: false,
+        }),
       ],
     };
     await credit(7_000_000, "cr-a"); // holds 6_999_990

@@ -27,6 +27,7 @@ import {
 import {
   catalog,
   createCore,
+  feeSchedule,
   onboardingInput,
   railsCatalog,
   refusal,
@@ -35,14 +36,7 @@ import {
 
 const RAIL = "sandbox_mobile";
 /** A topup_c2b fee schedule of these components, on any rail. */
-const topupSchedule = (...components: FeeComponent[]): FeeSchedule => ({
-  ruleCode: "topup_std",
-  versionNo: 1,
-  operationType: "topup_c2b",
-  railCode: null,
-  currency: "KES",
-  components,
-});
+const topupSchedule = (...components: FeeComponent[]): FeeSchedule => feeSchedule("topup_c2b", ...components);
 
 const APPROVED = ["sandbox_mobile", "sandbox_bank"];
 const AMOUNT = 25_000;

@@ -11,7 +11,7 @@ import {
   onboardCustomer,
   reverseOperation,
 } from "../src/index.js";
-import { createCore, onboardingInput, tenantFixture } from "./support/core.js";
+import { createCore, feeSchedule, onboardingInput, tenantFixture } from "./support/core.js";
 
 const page = (p = 1, limit = 20, sort: Page["sort"] = [{ field: "createdAt", direction: "DESC" }]): Page => ({
   page: p,
@@ -100,17 +100,11 @@ describe("operations, statements and receipts", () => {
     core.deps.catalog = {
       ...core.deps.catalog,
       feeSchedules: [
-        {
-          ruleCode: "credit_fee",
-          versionNo: 1,
-          operationType: "wallet_credit",
-          railCode: null,
-          currency: "KES",
-          components: [
-            { label: "Fee", type: "flat", amountMinor: 10, refundable: false },
-            { label: "VAT", type: "vat", rateBps: 1600, appliesToLabel: "Fee", refundable: false },
-          ],
-        },
+        feeSchedule(
+          "wallet_credit",
+          { label: "Fee", type: "flat", amountMinor: 10, refundable: false },
+          { label: "VAT", type: "vat", rateBps: 1600, appliesToLabel: "Fee", refundable: false },
+        ),
       ],
     };
     const charged = await core.run((tx) =>

@@ -3,6 +3,7 @@ import type {
   Catalog,
   CoreDeps,
   DomainError,
+  FeeComponent,
   FeeSchedule,
   Rail,
   RequestContext,
@@ -11,6 +12,19 @@ import type {
 } from "../../src/index.js";
 import { createUlidGenerator, scopes } from "../../src/index.js";
 import { createMemoryStore, createSteppingClock, createTestVault } from "../../src/memory/index.js";
+
+/** A version-1 KES fee schedule of an operation type, on any rail, with these components. */
+export const feeSchedule = (
+  operationType: FeeSchedule["operationType"],
+  ...components: FeeComponent[]
+): FeeSchedule => ({
+  ruleCode: `${operationType}_test`,
+  versionNo: 1,
+  operationType,
+  railCode: null,
+  currency: "KES",
+  components,
+});
 
 export const nodeHasher = { sha256Hex: (d: string) => createHash("sha256").update(d, "utf8").digest("hex") };
 
