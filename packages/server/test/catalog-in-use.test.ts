@@ -68,49 +68,46 @@ const withSecondRail = (c: RawConfig) => {
 describe.each(databases)(
   "a catalog that drops a rail operations still wait on, on $name",
   ({ url, skip }) => {
-    it.skipIf(skip)(
-      "stops the start with one line naming it; kept as inactive, it starts",
-      async () => {
-        const databaseUrl = await url(cleanups);
-        const server = await start(e2eConfig(withSecondRail), databaseUrl);
-        try {
-          const client = clientOf(server.url);
-          const { walletUid } = await onboard(client);
-          const intent = await client.call("POST", "/topup-intents", {
-            walletUid,
-            amountMinor: 5_000,
-            currency: "KES",
-            railCode: "sandbox_bank",
-            clientReference: "tu-live",
-          });
-          expect(intent.status, intent.text).toBe(201);
-        } finally {
-          await server.close();
-        }
-        const withoutBank = (c: RawConfig) => {
-          c.tenants[0].approvedRails = c.tenants[0].approvedRails.filter((r: string) => r !== "sandbox_bank");
-        };
-        const refused = await start(e2eConfig(withoutBank), databaseUrl).then(
-          async (s) => {
-            await s.close();
-            return null;
-          },
-          (e: unknown) => e,
-        );
-        expect(refused).toBeInstanceOf(ConfigError);
-        expect((refused as Error).message).toBe(
-          'config: rails: missing "sandbox_bank", which operations in the database still wait on (a top-up intent pending or held, a payout processing); set such a rail "inactive" instead of removing it',
-        );
-        // Kept as inactive, it starts (the intent can still be paid through it).
-        const inactive = await start(
-          e2eConfig((c) => {
-            withSecondRail(c);
-            c.rails[1].status = "inactive";
-          }),
-          databaseUrl,
-        );
-        await inactive.close();
-      },
-    );
+    it.skipIf(skip)("stops the start with one line naming it; kept as inactive, it starts", async () => {
+      const databaseUrl = await url(cleanups);
+      const server = await start(e2eConfig(withSecondRail), databaseUrl);
+      try {
+        const client = clientOf(server.url);
+        const { walletUid } = await onboard(client);
+        const intent = await client.call("POST", "/topup-intents", {
+          walletUid,
+          amountMinor: 5_000,
+          currency: "KES",
+          railCode: "sandbox_bank",
+          clientReference: "tu-live",
+        });
+        expect(intent.status, intent.text).toBe(201);
+      } finally {
+        await server.close();
+      }
+      const withoutBank = (c: RawConfig) => {
+        c.tenants[0].approvedRails = c.tenants[0].approvedRails.filter((r: string) => r !== "sandbox_bank");
+      };
+      const refused = await start(e2eConfig(withoutBank), databaseUrl).then(
+        async (s) => {
+          await s.close();
+          return null;
+        },
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(ConfigError);
+      expect((refused as Error).message).toBe(
+        'config: rails: missing "sandbox_bank", which operations in the database still wait on (a top-up intent pending or held, a payout processing); set such a rail "inactive" instead of removing it',
+      );
+      // Kept as inactive, it starts (the intent can still be paid through it).
+      const inactive = await start(
+        e2eConfig((c) => {
+          withSecondRail(c);
+          c.rails[1].status = "inactive";
+        }),
+        databaseUrl,
+      );
+      await inactive.close();
+    });
   },
 );
