@@ -1,7 +1,11 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { openStore } from "@wallet/persistence";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../src/config/index.js";
 import type { RawConfig } from "./fixtures.js";
+import { run } from "./helpers.js";
 import { clientOf, databases, e2eConfig, onboard, start } from "./running-server.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -96,6 +100,15 @@ describe.each(databases)(
         (e: unknown) => e,
       );
       expect(refused).toBeInstanceOf(ConfigError);
+      // `wallet migrate`, the deploy step before the servers, refuses the file the same way.
+      const cwd = mkdtempSync(join(tmpdir(), "wallet-migrate-"));
+      writeFileSync(join(cwd, "dropped.json"), JSON.stringify(e2eConfig(withoutBank)));
+      const migrated = await run(["migrate", "--config", "dropped.json", "--db", databaseUrl], { cwd });
+      expect(migrated).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr: `wallet: ${(refused as Error).message}\n`,
+      });
       expect((refused as Error).message).toBe(
         'config: rails: missing "sandbox_bank", which operations in the database still wait on (a top-up intent pending or held, a payout processing); set such a rail "inactive" instead of removing it',
       );

@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
 import { loadConfig } from "../config/load-config.js";
 import { insertRefusals } from "../config/seed.js";
 import { defaultDatabaseUrl, redactDatabaseUrl, resolveDatabaseUrl } from "../server/database-url.js";
@@ -12,7 +13,8 @@ import { type CliIo, line, UsageError } from "./io.js";
  * serve. The checks `serve` makes only when it first inserts a tenant (config/seed.ts: an enabled
  * webhook without a url or a secret, a secret dated ahead) read the file alone as well, but a
  * tenant already in the database is not inserted again: a tenant failing one is refused once the
- * database has answered that it does not hold it, with the line and exit status `serve` has.
+ * database has answered that it does not hold it, with the line and exit status `serve` has. So
+ * is a catalog that lacks a KYC level or a rail the database still uses (catalog-in-use.ts).
  */
 export async function migrateCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
@@ -41,6 +43,8 @@ export async function migrateCommand(argv: readonly string[], io: CliIo): Promis
       });
       if (refused !== null) throw refused;
     }
+    // A catalog that drops a KYC level or a rail the data still uses: serve would refuse it too.
+    if (config !== null) await assertCatalogCoversStore(store.uow, config);
   } finally {
     await store.close();
   }
