@@ -110,7 +110,7 @@ describe.each(databases)(
         stderr: `wallet: ${(refused as Error).message}\n`,
       });
       expect((refused as Error).message).toBe(
-        'config: rails: missing "sandbox_bank", which operations in the database still wait on (a top-up intent pending or held, a payout processing); set such a rail "inactive" instead of removing it',
+        'config: rails: missing "sandbox_bank", which top-up intents in the database still wait on for their payment; set such a rail "inactive" instead of removing it',
       );
       // Kept as inactive, it starts (the intent can still be paid through it).
       const inactive = await start(

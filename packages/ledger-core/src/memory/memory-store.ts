@@ -15,7 +15,7 @@ import {
 } from "../ledger/journal.js";
 import type { Mandate } from "../mandates/model.js";
 import type { Operation, TimelineEvent } from "../operations/model.js";
-import { inFlightStates, statementStates } from "../operations/model.js";
+import { statementStates } from "../operations/model.js";
 import type { OperationFilter, Page } from "../operations/repository.js";
 import type { RailPayment, SuspenseItem } from "../rails/model.js";
 import { DomainError, invariant } from "../shared/errors.js";
@@ -470,10 +470,12 @@ export function createMemoryStore(): MemoryStore {
           .sort((a, b) => (a.uid < b.uid ? -1 : 1))
           .slice(0, limit)
           .map(copyOperation),
-      railCodesInFlight: async () => [
+      railCodesAwaitingPayment: async () => [
         ...new Set(
           [...s.operations.values()].flatMap((o) =>
-            inFlightStates.includes(o.state) && o.provider !== null ? [o.provider.railCode] : [],
+            o.type === "topup_c2b" && o.state === "pending_provider" && o.provider !== null
+              ? [o.provider.railCode]
+              : [],
           ),
         ),
       ],

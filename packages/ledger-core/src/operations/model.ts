@@ -39,9 +39,6 @@ export const finalStates: readonly OperationState[] = ["completed", "failed", "r
  */
 export const statementStates: readonly OperationState[] = [...finalStates, "held"];
 
-/** The states of an operation still waiting on a payment rail (top-up intents, payouts). */
-export const inFlightStates: readonly OperationState[] = ["pending_provider", "processing", "held"];
-
 /**
  * The state machine as data (DESIGN.md section 3, operation states used):
  * - credits and debits: created -> completed; a refused mandate debit: created -> failed;

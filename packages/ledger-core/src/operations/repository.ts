@@ -70,10 +70,11 @@ export interface OperationRepository {
   /** Top-ups still pending_provider whose expiresAt <= asOfIso, oldest first, at most `limit`. */
   listExpiredTopups(asOfIso: string, limit: number): Promise<Operation[]>;
   /**
-   * The rail codes that operations still waiting on a rail name (top-up intents pending or held,
-   * payouts processing), across tenants, each once: a rail the config may not drop.
+   * The rail codes that top-up intents still waiting for their payment (pending_provider) name,
+   * across tenants, each once: a rail the config may not drop, since a payment reported on a rail
+   * it lacks is 404.
    */
-  railCodesInFlight(): Promise<string[]>;
+  railCodesAwaitingPayment(): Promise<string[]>;
   /** Unscoped lookup for the operator API (rail results). */
   getAny(uid: string): Promise<Operation | null>;
 }

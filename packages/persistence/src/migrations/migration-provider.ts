@@ -5,7 +5,6 @@ import { walletDayTotalsMigration } from "./0002-wallet-day-totals.js";
 import { walletDayTotalsByFundsMovedMigration } from "./0003-wallet-day-totals-by-funds-moved.js";
 import { apiKeyRevocationMigration } from "./0004-api-key-revocation.js";
 import { suspenseItemsCreatedMigration } from "./0005-suspense-items-created.js";
-import { operationsInFlightMigration } from "./0006-operations-in-flight.js";
 
 /**
  * Every migration, held in code rather than scanned from a folder, so the compiled package runs
@@ -18,7 +17,6 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     "0003-wallet-day-totals-by-funds-moved": walletDayTotalsByFundsMovedMigration(dialect),
     "0004-api-key-revocation": apiKeyRevocationMigration,
     "0005-suspense-items-created": suspenseItemsCreatedMigration,
-    "0006-operations-in-flight": operationsInFlightMigration,
   };
 }
 

@@ -263,12 +263,12 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
       return rows.map(seen);
     },
 
-    async railCodesInFlight() {
-      // The literal predicate of the partial index operations_in_flight (migration 0006).
+    async railCodesAwaitingPayment() {
+      // The literal predicate of the partial index operations_pending_topups_expiry (0001).
       const rows = await trx
         .selectFrom("operations")
         .select("provider")
-        .where(sql<boolean>`state in ('pending_provider', 'processing', 'held')`)
+        .where(sql<boolean>`type = 'topup_c2b' and state = 'pending_provider'`)
         .execute();
       const codes = rows.flatMap((r) => fromJsonOrNull<ProviderBlock>(r.provider)?.railCode ?? []);
       return [...new Set(codes)];

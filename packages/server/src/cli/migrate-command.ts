@@ -35,6 +35,9 @@ export async function migrateCommand(argv: readonly string[], io: CliIo): Promis
   const store = await openCheckedStore(databaseUrl);
   try {
     await store.migrate();
+    // In serve's order: the catalog against the data (a KYC level or a rail still in use), then
+    // the tenants its seed would insert.
+    if (config !== null) await assertCatalogCoversStore(store.uow, config);
     if (refusals.length > 0) {
       // The first refused tenant that `serve` would insert, in file order, as its seed finds it.
       const refused = await store.uow.run(async (tx) => {
@@ -43,8 +46,6 @@ export async function migrateCommand(argv: readonly string[], io: CliIo): Promis
       });
       if (refused !== null) throw refused;
     }
-    // A catalog that drops a KYC level or a rail the data still uses: serve would refuse it too.
-    if (config !== null) await assertCatalogCoversStore(store.uow, config);
   } finally {
     await store.close();
   }

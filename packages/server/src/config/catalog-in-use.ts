@@ -4,16 +4,17 @@ import type { WalletConfig } from "./schema.js";
 
 /**
  * Refuses a catalog that lacks a KYC level the database still uses (an approved or pending KYC
- * version names it, and so do its customer's wallets), or a rail that operations in flight still
- * wait on. The catalog lives in the file, not in the database, so removing such a level from the
- * file would otherwise start a server whose every movement, customer summary and KYC decision on
- * those customers fails on a missing level; removing such a rail, one that answers 404 to the
- * payments and results of those operations.
+ * version names it, and so do its customer's wallets), or a rail that top-up intents still wait
+ * on for their payment. The catalog lives in the file, not in the database, so removing such a
+ * level from the file would otherwise start a server whose every movement, customer summary and
+ * KYC decision on those customers fails on a missing level; removing such a rail, one that answers
+ * 404 to the payments of those intents. (Payout results and suspense resolutions do not need the
+ * rail in the catalog.)
  */
 export async function assertCatalogCoversStore(uow: UnitOfWork, config: WalletConfig): Promise<void> {
   const [levels, rails] = await uow.run(async (tx) => [
     await tx.kycVersions.tierCodesInUse(),
-    await tx.operations.railCodesInFlight(),
+    await tx.operations.railCodesAwaitingPayment(),
   ]);
   const missingLevels = missingFrom(levels, config.kycLevels);
   if (missingLevels) {
@@ -23,12 +24,12 @@ export async function assertCatalogCoversStore(uow: UnitOfWork, config: WalletCo
     );
   }
   // A payment reported on a rail the file no longer names is 404: the payer's money for a live
-  // intent would have nowhere to go. An inactive rail still takes the reports of its operations.
+  // intent would have nowhere to go. An inactive rail still takes the payments of its intents.
   const missingRails = missingFrom(rails, config.rails);
   if (missingRails) {
     throw new ConfigError(
       "rails",
-      `missing ${missingRails}, which operations in the database still wait on (a top-up intent pending or held, a payout processing); set such a rail "inactive" instead of removing it`,
+      `missing ${missingRails}, which top-up intents in the database still wait on for their payment; set such a rail "inactive" instead of removing it`,
     );
   }
 }
