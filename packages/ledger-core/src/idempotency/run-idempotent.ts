@@ -115,8 +115,8 @@ export async function runIdempotent(
 /**
  * Runs `run` (a whole unit of work) again while it loses an optimistic update to a concurrent
  * request, up to CONCURRENT_UPDATE_ATTEMPTS times in all: its answer is then that of the two
- * requests one after the other. The operator's writes and the jobs use it as the tenant's
- * idempotent writes do.
+ * requests one after the other. The operator's writes use it as the tenant's idempotent writes
+ * do; the scheduled jobs do not (a batch that loses stops, and the next run takes what is left).
  */
 export async function againOnConcurrentUpdate<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
