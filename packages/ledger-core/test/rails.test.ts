@@ -63,6 +63,12 @@ describe("inbound rail payments, expiry and suspense", () => {
     core.store.state.outbox.filter((e) => e.type === type).map((e) => JSON.parse(e.body));
   const stored = (uid: string) => core.store.state.operations.get(uid)!;
   const suspenseItem = (uid: string | null) => core.store.state.suspense.get(uid!)!;
+  const fund = (amountMinor: number) =>
+    core.run((tx) => fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor, currency: "KES" }));
+  const credit = (amountMinor: number, clientReference: string) =>
+    core.run((tx) =>
+      creditWallet(core.deps, ctx(), tx, { walletUid, amountMinor, currency: "KES", clientReference }),
+    );
 
   const intent = (overrides: Record<string, unknown> = {}, tenant = acme) =>
     core.run((tx) =>
@@ -318,17 +324,8 @@ describe("inbound rail payments, expiry and suspense", () => {
     });
 
     it("the maximum balance applies to what the wallet holds after the top-up's charges", async () => {
-      await core.run((tx) =>
-        fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 20_000_000, currency: "KES" }),
-      );
-      await core.run((tx) =>
-        creditWallet(core.deps, ctx(), tx, {
-          walletUid,
-          amountMinor: 6_000_000,
-          currency: "KES",
-          clientReference: "c1",
-        }),
-      );
+      await fund(20_000_000);
+      await credit(6_000_000, "c1");
       core.deps.catalog = railsCatalog({
         feeSchedules: [
           topupSchedule({ label: "Collection fee", type: "flat", amountMinor: 100, refundable: false }),
@@ -344,9 +341,7 @@ describe("inbound rail payments, expiry and suspense", () => {
     });
 
     it("a credit beyond the KYC level's maximum balance or limits, reached after the intent was issued", async () => {
-      await core.run((tx) =>
-        fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 20_000_000, currency: "KES" }),
-      );
+      await fund(20_000_000);
       // Both could be received when issued; the credits below use up the room before they are paid.
       const i = await intent({ amountMinor: 10_001 });
       const big = await intent({ amountMinor: 6_000_000 });
@@ -354,9 +349,7 @@ describe("inbound rail payments, expiry and suspense", () => {
         [6_000_000, "c1"],
         [3_990_000, "c2"],
       ] as const) {
-        await core.run((tx) =>
-          creditWallet(core.deps, ctx(), tx, { walletUid, amountMinor, currency: "KES", clientReference }),
-        );
+        await credit(amountMinor, clientReference);
       }
       await expectSuspended(await pay(i), "max_balance_exceeded", "acme", 10_001); // 9_990_000 + 10_001
       await expectSuspended(await pay(big), "limit_exceeded", "acme", 6_000_000); // 15_990_000 today
@@ -375,17 +368,11 @@ describe("inbound rail payments, expiry and suspense", () => {
       // tier_1 with room to hold it all: the daily aggregate (15_000_000) is the only limit in play.
       const tier1 = { ...catalog.kycLevels[0]!, maxBalanceMinor: 100_000_000 };
       core.deps.catalog = railsCatalog({ kycLevels: [tier1, ...catalog.kycLevels.slice(1)] });
-      await core.run((tx) =>
-        fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 20_000_000, currency: "KES" }),
-      );
+      await fund(20_000_000);
       advanceSeconds(13 * 3600 + 59 * 60); // 2026-11-22T23:59
       const late = await intent({ amountMinor: 7_000_000 });
       advanceSeconds(120); // 2026-11-23T00:01
       expect((await pay(late)).matched).toBe(true);
-      const credit = (amountMinor: number, clientReference: string) =>
-        core.run((tx) =>
-          creditWallet(core.deps, ctx(), tx, { walletUid, amountMinor, currency: "KES", clientReference }),
-        );
       await credit(7_000_000, "same-day-1"); // 14_000_000 moved today
       const err = await refusal(credit(2_000_000, "same-day-2"));
       expect(err.code).toBe("LimitExceeded");
@@ -616,25 +603,9 @@ describe("inbound rail payments, expiry and suspense", () => {
       await core.run((tx) => tx.wallets.setStatus("acme", walletUid, "credit_blocked"));
       expect((await refusal(resolve({ action: "apply", walletUid }))).code).toBe("WalletNotActive");
       await core.run((tx) => tx.wallets.setStatus("acme", walletUid, "active"));
-      await core.run((tx) =>
-        fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 10_000_000, currency: "KES" }),
-      );
-      await core.run((tx) =>
-        creditWallet(core.deps, ctx(), tx, {
-          walletUid,
-          amountMinor: 5_000_000,
-          currency: "KES",
-          clientReference: "c1",
-        }),
-      );
-      await core.run((tx) =>
-        creditWallet(core.deps, ctx(), tx, {
-          walletUid,
-          amountMinor: 4_980_000,
-          currency: "KES",
-          clientReference: "c2",
-        }),
-      );
+      await fund(10_000_000);
+      await credit(5_000_000, "c1");
+      await credit(4_980_000, "c2");
       expect((await refusal(resolve({ action: "apply", walletUid }))).code).toBe("MaxBalanceExceeded");
       expect(suspenseItem(itemUid).status).toBe("open");
       expect(account("suspense:sandbox_mobile")).toBe(30_000);

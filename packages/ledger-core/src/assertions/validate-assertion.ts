@@ -1,4 +1,5 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
+import { isRetired } from "../customers/model.js";
 import { refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -55,7 +56,7 @@ export async function validateAssertion(
     if (
       identifier.verificationStatus === "revoked" ||
       identifier.verificationStatus === "rejected" ||
-      (identifier.validTo !== null && Date.parse(identifier.validTo) <= now.getTime())
+      isRetired(identifier, now)
     ) {
       refuse("UnprocessableEntity", "The assertion's identifier can no longer authenticate the customer");
     }

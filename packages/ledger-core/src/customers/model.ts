@@ -109,13 +109,16 @@ export interface KycVersion {
   createdAt: string;
 }
 
+/** True once the identifier's validTo has come: it is retired. */
+export const isRetired = (i: Identifier, now: Date): boolean =>
+  i.validTo !== null && Date.parse(i.validTo) <= now.getTime();
+
 /** True for a verified contact identifier inside its validity window: the only payout destinations. */
 export function isPayoutEligible(i: Identifier, now: Date): boolean {
-  const t = now.getTime();
   return (
     i.class === "contact" &&
     i.verificationStatus === "verified" &&
-    Date.parse(i.validFrom) <= t &&
-    (i.validTo === null || Date.parse(i.validTo) > t)
+    Date.parse(i.validFrom) <= now.getTime() &&
+    !isRetired(i, now)
   );
 }

@@ -1,6 +1,7 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { payoutDetailsOf } from "../payouts/model.js";
 import { notFound } from "../shared/errors.js";
+import { addMinor } from "../shared/money.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Operation, OperationState, OperationType } from "./model.js";
 import type { Page } from "./repository.js";
@@ -72,9 +73,11 @@ export interface StatementItemView {
 function chargesRefunded(op: Operation): number {
   if (op.state === "reversed") return op.feeMinor + op.taxMinor;
   if (op.type === "payout_b2c" && op.state === "failed") {
-    return payoutDetailsOf(op)
-      .charges.filter((l) => l.refundable)
-      .reduce((sum, l) => sum + l.amountMinor, 0);
+    return addMinor(
+      ...payoutDetailsOf(op)
+        .charges.filter((l) => l.refundable)
+        .map((l) => l.amountMinor),
+    );
   }
   return 0;
 }

@@ -1,21 +1,18 @@
 import type { CoreDeps } from "../app/context.js";
-import { emitEvent } from "../events/emit.js";
-import { chargeTransfers } from "../fees/charges.js";
 import { accountKeys } from "../ledger/accounts.js";
 import type { Entry } from "../ledger/journal.js";
 import { assertCovered, entriesOf } from "../ledger/journal.js";
 import { lockSharedAndPost } from "../ledger/posting.js";
 import { transitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
-import { toOperationView } from "../operations/views.js";
 import type { ErrorCode } from "../shared/errors.js";
 import { invariant, isDomainError, notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { findRail } from "../tenants/catalog.js";
+import { completeIntent, intentChargesMinor, intentPaymentEntries } from "../topups/complete-intent.js";
 import { isValidIntentReference } from "../topups/intent-reference.js";
-import { topupDetailsOf } from "../topups/model.js";
 import { assertMovementAllowed, loadWalletParty } from "../wallets/movement.js";
 import type { RailPayment } from "./model.js";
 import type { SuspenseReason } from "./suspense-views.js";
@@ -130,12 +127,8 @@ async function evaluate(deps: CoreDeps, tx: Tx, input: RailPaymentInput, now: Da
   invariant(op, "the intent still exists");
   if (op.state !== "pending_provider") return suspense(closedReason(op));
 
-  const { charges } = topupDetailsOf(op);
-  const entries = entriesOf([
-    { from: clearingKey, to: walletKey, amountMinor: op.amountMinor, label: "amount" },
-    ...chargeTransfers(op.tenantId, walletKey, charges),
-  ]);
-  const chargesMinor = charges.reduce((sum, c) => sum + c.amountMinor, 0);
+  const entries = intentPaymentEntries(op, clearingKey);
+  const chargesMinor = intentChargesMinor(op);
   const refused =
     (await refusalReason(() =>
       assertMovementAllowed(tx, party, "inbound", op.amountMinor, now, balances, chargesMinor),
@@ -207,28 +200,17 @@ export async function receiveRailPayment(
 
   if (verdict.kind === "match") {
     const { op, entries, locked } = verdict;
-    const journal = {
-      uid: deps.ids.next("journal"),
-      tenantId: op.tenantId,
-      operationUid: op.uid,
-      currency: op.currency,
-      kind: "topup_credit",
-      createdAt: at,
-      entries,
-    };
-    invariant(op.provider, "an intent has its provider block");
-    op.provider = {
-      ...op.provider,
-      state: "confirmed",
-      reference: input.providerReference,
-      lastUpdatedAt: at,
-    };
-    op.fundsMovedAt = at;
-    await transitionOperation(tx, op, "completed", at, "provider");
     const tenant = await tx.tenants.get(op.tenantId);
     invariant(tenant, "an operation's tenant exists");
-    await emitEvent(deps, tx, tenant, "topup.confirmed", op.uid, "operation", toOperationView(op), at);
-    await lockSharedAndPost(tx, journal, locked, () => "InsufficientFunds");
+    await completeIntent(deps, tx, op, {
+      tenant,
+      entries,
+      locked,
+      journalKind: "topup_credit",
+      provider: { state: "confirmed", reference: input.providerReference },
+      actorType: "provider",
+      at,
+    });
     return resultOf(payment);
   }
 

@@ -1,9 +1,7 @@
 import type { CoreDeps } from "../app/context.js";
 import { emitEvent } from "../events/emit.js";
-import { chargeTransfers } from "../fees/charges.js";
 import { accountKeys } from "../ledger/accounts.js";
 import { entriesOf } from "../ledger/journal.js";
-import { lockSharedAndPost } from "../ledger/posting.js";
 import { createOperation, transitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import { toOperationView } from "../operations/views.js";
@@ -12,7 +10,8 @@ import { listWindow } from "../shared/list-window.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Tenant } from "../tenants/model.js";
-import { topupDetailsOf } from "../topups/model.js";
+import { completeIntent, intentChargesMinor, intentPaymentEntries } from "../topups/complete-intent.js";
+import { dropQuotedCharges, topupDetailsOf } from "../topups/model.js";
 import {
   assertMovementAllowed,
   assertWalletCurrency,
@@ -117,9 +116,7 @@ export async function resolveSuspense(
       // The payment goes back: the intent ends unpaid, and its quoted charges were never taken.
       invariant(held.provider, "an intent has its provider block");
       held.provider = { ...held.provider, state: "reversed", lastUpdatedAt: at };
-      held.feeMinor = 0;
-      held.taxMinor = 0;
-      held.feeBreakdown = [];
+      dropQuotedCharges(held);
       await transitionOperation(tx, held, "failed", at, "admin");
     }
     resolved.status = "refunded";
@@ -240,32 +237,14 @@ async function completeHeldIntent(
   },
 ): Promise<void> {
   const { item, held, party, tenant, locked, now } = a;
-  const at = iso(now);
-  const { charges } = topupDetailsOf(held);
-  const chargesMinor = charges.reduce((sum, c) => sum + c.amountMinor, 0);
-  await assertMovementAllowed(tx, party, "inbound", item.amountMinor, now, locked, chargesMinor);
-  const walletKey = accountKeys.wallet(party.wallet.uid);
-  invariant(held.provider, "an intent has its provider block");
-  held.provider = { ...held.provider, state: "reconciled", lastUpdatedAt: at };
-  held.fundsMovedAt = at;
-  await transitionOperation(tx, held, "completed", at, "admin");
-  await emitEvent(deps, tx, tenant, "topup.confirmed", held.uid, "operation", toOperationView(held), at);
-  const journal = {
-    uid: deps.ids.next("journal"),
-    tenantId: held.tenantId,
-    operationUid: held.uid,
-    currency: item.currency,
-    kind: "suspense_apply",
-    createdAt: at,
-    entries: entriesOf([
-      {
-        from: accountKeys.suspense(item.railCode),
-        to: walletKey,
-        amountMinor: item.amountMinor,
-        label: "amount",
-      },
-      ...chargeTransfers(held.tenantId, walletKey, charges),
-    ]),
-  };
-  await lockSharedAndPost(tx, journal, locked, () => "InsufficientFunds");
+  await assertMovementAllowed(tx, party, "inbound", item.amountMinor, now, locked, intentChargesMinor(held));
+  await completeIntent(deps, tx, held, {
+    tenant,
+    entries: intentPaymentEntries(held, accountKeys.suspense(item.railCode)),
+    locked,
+    journalKind: "suspense_apply",
+    provider: { state: "reconciled" },
+    actorType: "admin",
+    at: iso(now),
+  });
 }

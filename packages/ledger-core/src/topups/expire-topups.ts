@@ -6,6 +6,7 @@ import { toOperationView } from "../operations/views.js";
 import { invariant } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
+import { dropQuotedCharges } from "./model.js";
 
 /** Most intents one run may expire; the scheduler runs again for the rest. */
 export const EXPIRE_TOPUPS_LIMIT_MAX = 1000;
@@ -46,11 +47,7 @@ export async function expireTopups(deps: CoreDeps, tx: Tx, asOfIso: string, limi
     invariant(tenant, "an operation's tenant exists");
     const at = iso(deps.clock.now());
     if (op.provider) op.provider = { ...op.provider, state: "failed", lastUpdatedAt: at };
-    // Its charges were a price quoted for the payment, never taken: the statement and the
-    // operation show none, as for a mandate debit that failed.
-    op.feeMinor = 0;
-    op.taxMinor = 0;
-    op.feeBreakdown = [];
+    dropQuotedCharges(op);
     await transitionOperation(tx, op, "failed", at, "system");
     await emitEvent(deps, tx, tenant, "topup.expired", op.uid, "operation", toOperationView(op), at);
     expired++;

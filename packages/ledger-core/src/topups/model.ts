@@ -34,3 +34,13 @@ export function topupDetailsOf(op: Operation): TopupDetails {
     ...(d.heldSuspenseUid === undefined ? {} : { heldSuspenseUid: d.heldSuspenseUid }),
   };
 }
+
+/**
+ * An intent that ends unpaid (expired, or its held payment refunded) shows no charges: they were
+ * the price quoted for a payment that never moved, as for a mandate debit that failed.
+ */
+export function dropQuotedCharges(op: Operation): void {
+  op.feeMinor = 0;
+  op.taxMinor = 0;
+  op.feeBreakdown = [];
+}
