@@ -33,6 +33,7 @@ const MSISDN = "+254712345678";
 const NATIONAL_ID = "12345678";
 const EMAIL = "amina.otieno@example.com";
 const SECOND_MSISDN = "+254733111222";
+const THIRD_MSISDN = "+254799888777";
 
 /**
  * RFC 8785 canonical JSON for what these tests hash (string keys, strings, integers, booleans,
@@ -407,6 +408,51 @@ describe.each(storeKinds())("customer lifecycle (issue 3) on the $name store", (
       });
       expect(same.status).toBe(201);
       expect(first.uid).not.toBe(elsewhere.uid);
+    });
+
+    it("a retired holder gives its value up (a recycled number): one of two racing customers takes it, the other is 409", async () => {
+      const first = await onboard(acme);
+      const phone = (await listIdentifiers(acme, first.uid)).find((i) => i.type === "msisdn")!;
+      const others = [
+        await onboard(acme, SECOND_MSISDN, "87654321"),
+        await onboard(acme, THIRD_MSISDN, "11223344"),
+      ];
+      const pendings: string[] = [];
+      for (const other of others) {
+        const res = await addIdentifier(acme, other.uid, {
+          class: "contact",
+          type: "msisdn",
+          value: MSISDN,
+          verificationStatus: "pending",
+        });
+        expect(res.status).toBe(201);
+        pendings.push(v.parse(identifierViewSchema, await res.json()).uid);
+      }
+      const retire = await patchIdentifier(acme, first.uid, phone.uid, {
+        verificationStatus: "verified",
+        verifiedAt: "2026-11-22T10:05:00.000Z",
+        validTo: phone.validFrom,
+      });
+      expect(retire.status).toBe(200);
+
+      const answers = await Promise.all(
+        others.map((other, n) =>
+          patchIdentifier(acme, other.uid, pendings[n]!, {
+            verificationStatus: "verified",
+            verifiedAt: "2026-11-22T10:05:00.000Z",
+          }),
+        ),
+      );
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      const statuses = await Promise.all(
+        [first, ...others].map(async (c) =>
+          (await listIdentifiers(acme, c.uid))
+            .filter((i) => i.type === "msisdn" && i.maskedValue === phone.maskedValue)
+            .map((i) => i.verificationStatus),
+        ),
+      );
+      expect(statuses[0]).toEqual(["expired"]);
+      expect([...statuses[1]!, ...statuses[2]!].sort()).toEqual(["pending", "verified"]);
     });
 
     it("never returns a clear value from the identifier routes, even with customers:pii", async () => {

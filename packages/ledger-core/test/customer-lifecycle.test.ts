@@ -140,6 +140,80 @@ describe("customer lifecycle", () => {
       expect(e.code).toBe("Conflict");
     });
 
+    it("a retired identifier gives its value up (a recycled number): the next holder verifies it, the retired one reads expired", async () => {
+      const phone = customer.identifiers.find((i) => i.type === "msisdn")!;
+      const msisdnOnly = onboardingInput().identifiers.filter((i) => i.type === "msisdn");
+      const onboardSecond = () =>
+        core.run((tx) => onboardCustomer(core.deps, ctx(), tx, onboardingInput({ identifiers: msisdnOnly })));
+      const retire = (customerUid: string, uid: string, validTo: string) =>
+        core.run((tx) =>
+          updateIdentifier(core.deps, ctx(), tx, customerUid, uid, {
+            verificationStatus: "verified",
+            verifiedAt: "2026-11-22T10:00:00.000Z",
+            validTo,
+          }),
+        );
+      /** Retired at the identifier's validFrom: already past. */
+      const retireNow = (customerUid: string, uid: string) =>
+        retire(customerUid, uid, core.store.state.identifiers.get(uid)!.validFrom);
+      const statusOf = async (customerUid: string, uid: string) =>
+        (await core.run((tx) => listIdentifiers(core.deps, ctx(), tx, customerUid))).data.find(
+          (i) => i.uid === uid,
+        )?.verificationStatus;
+
+      // Retiring later still holds the value.
+      await retire(customer.uid, phone.uid, "2027-01-01T00:00:00.000Z");
+      expect((await refusal(onboardSecond())).code).toBe("Conflict");
+
+      // Retired now: onboarding takes the value, and the holder is expired.
+      await retireNow(customer.uid, phone.uid);
+      expect(await statusOf(customer.uid, phone.uid)).toBe("verified");
+      const second = await onboardSecond();
+      expect(second.identifiers[0]!.verificationStatus).toBe("verified");
+      expect(await statusOf(customer.uid, phone.uid)).toBe("expired");
+
+      // The new holder blocks the value again, until it retires too; then verifying takes it.
+      const third = await core.run((tx) =>
+        onboardCustomer(core.deps, ctx(), tx, onboardingInput({ identifiers: [] })),
+      );
+      const pending = await core.run((tx) =>
+        addIdentifier(core.deps, ctx(), tx, third.uid, {
+          class: "contact",
+          type: "msisdn",
+          value: "+254712345678",
+          verificationStatus: "pending",
+        }),
+      );
+      const verify = () =>
+        core.run((tx) =>
+          updateIdentifier(core.deps, ctx(), tx, third.uid, pending.uid, {
+            verificationStatus: "verified",
+            verifiedAt: "2026-11-22T10:05:00.000Z",
+          }),
+        );
+      expect((await refusal(verify())).code).toBe("Conflict");
+      const secondPhone = second.identifiers[0]!;
+      await retireNow(second.uid, secondPhone.uid);
+      expect(await verify()).toMatchObject({ verificationStatus: "verified", payoutEligible: true });
+      expect(await statusOf(second.uid, secondPhone.uid)).toBe("expired");
+    });
+
+    it("a refused request gives nothing up: the retired holder stays verified", async () => {
+      const phone = customer.identifiers.find((i) => i.type === "msisdn")!;
+      await core.run((tx) =>
+        updateIdentifier(core.deps, ctx(), tx, customer.uid, phone.uid, {
+          verificationStatus: "verified",
+          verifiedAt: "2026-11-22T10:00:00.000Z",
+          validTo: core.store.state.identifiers.get(phone.uid)!.validFrom,
+        }),
+      );
+      // The msisdn is free to take, but the national id is still held: 409, and nothing changes.
+      expect(
+        (await refusal(core.run((tx) => onboardCustomer(core.deps, ctx(), tx, onboardingInput())))).code,
+      ).toBe("Conflict");
+      expect(core.store.state.identifiers.get(phone.uid)?.verificationStatus).toBe("verified");
+    });
+
     it("hides another tenant's customer and a foreign identifier", async () => {
       const other = tenantFixture("other");
       expect(

@@ -5,7 +5,7 @@ import type { Tx } from "../store/unit-of-work.js";
 import type { Customer, Identifier, VerificationStatus } from "./model.js";
 import type { IdentifierInput } from "./records.js";
 import { newIdentifier } from "./records.js";
-import { assertNoVerifiedDuplicates } from "./rules.js";
+import { claimVerifiedValues } from "./rules.js";
 import type { IdentifierView } from "./views.js";
 import { toIdentifierView } from "./views.js";
 
@@ -45,7 +45,7 @@ export async function addIdentifier(
   const customer = await lockCustomer(tx, ctx, customerUid);
   const now = deps.clock.now();
   const identifier = newIdentifier(deps, ctx.tenant.id, customer.uid, input, iso(now));
-  await assertNoVerifiedDuplicates(tx, ctx.tenant.id, [identifier]);
+  await claimVerifiedValues(tx, ctx.tenant.id, [identifier], now);
   if (identifier.isPrimary) await demotePrimary(tx, ctx.tenant.id, customer.uid, identifier);
   await tx.identifiers.insert(identifier);
   return toIdentifierView(identifier, now);
@@ -103,7 +103,8 @@ export async function updateIdentifier(
     verifiedAt: input.verifiedAt,
     validTo: input.validTo ?? current.validTo,
   };
-  await assertNoVerifiedDuplicates(tx, ctx.tenant.id, [updated]);
+  const now = deps.clock.now();
+  await claimVerifiedValues(tx, ctx.tenant.id, [updated], now);
   await tx.identifiers.update(updated);
-  return toIdentifierView(updated, deps.clock.now());
+  return toIdentifierView(updated, now);
 }

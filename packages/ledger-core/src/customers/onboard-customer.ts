@@ -8,7 +8,7 @@ import { approvedKycLevel, approvedProfile, notApproved } from "./account-approv
 import type { Customer, CustomerType } from "./model.js";
 import type { AgreementInput, IdentifierInput, KycVersionInput } from "./records.js";
 import { newAgreement, newIdentifier, newKycVersion } from "./records.js";
-import { assertAgreementChannel, assertNoVerifiedDuplicates, assertOnePrimaryPerClass } from "./rules.js";
+import { assertAgreementChannel, assertOnePrimaryPerClass, claimVerifiedValues } from "./rules.js";
 import type { CustomerView } from "./views.js";
 import { customerEventData, toIdentifierSummaryView } from "./views.js";
 
@@ -53,7 +53,8 @@ export async function onboardCustomer(
   if (input.kyc.riskRating === "prohibited")
     refuse("UnprocessableEntity", "A customer with a prohibited risk rating cannot be onboarded");
 
-  const at = iso(deps.clock.now());
+  const now = deps.clock.now();
+  const at = iso(now);
   const customer: Customer = {
     uid: deps.ids.next("customer"),
     tenantId: tenant.id,
@@ -68,7 +69,7 @@ export async function onboardCustomer(
     createdAt: at,
   };
   const identifiers = input.identifiers.map((i) => newIdentifier(deps, tenant.id, customer.uid, i, at));
-  await assertNoVerifiedDuplicates(tx, tenant.id, identifiers);
+  await claimVerifiedValues(tx, tenant.id, identifiers, now);
 
   const wallet: Wallet = {
     uid: deps.ids.next("wallet"),

@@ -41,6 +41,13 @@ export interface IdentifierRepository {
     exceptUid?: string,
   ): Promise<Identifier | null>;
   /**
+   * Sets the identifier `expired` if it is still verified with this `validTo`, which the caller
+   * read and found past: a retired identifier gives its value up to another (a recycled phone
+   * number), and the unique index over verified values frees it. Does nothing when it changed
+   * meanwhile (the insert or update that follows then meets the index).
+   */
+  expireRetired(tenantId: string, uid: string, validTo: string): Promise<void>;
+  /**
    * The sealed values of the first and the last identifier stored (by uid, so by creation), across
    * tenants; none when there is none. For the server's start: the PII keys it was given must open
    * what the database holds, or every read of personal data fails and duplicate checks go blind.

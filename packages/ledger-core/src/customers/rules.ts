@@ -1,6 +1,7 @@
 import { refuse } from "../shared/errors.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Identifier } from "./model.js";
+import { isRetired } from "./model.js";
 import type { IdentifierInput } from "./records.js";
 
 /** At most one primary identifier per class in one request. */
@@ -30,21 +31,27 @@ export function assertAgreementChannel(channel: string, field: string): void {
 }
 
 /**
- * A verified identifier may exist once per tenant (409). The blind index compares normalized
- * values without clear text; other tenants are never looked at.
+ * A verified identifier's value is held by one identifier of the tenant at a time (409 while
+ * another holds it). A holder past its validTo gives the value up (a phone number the operator
+ * recycled): it is set `expired` in this unit of work, so a refusal later in it keeps it verified.
+ * The blind index compares normalized values without clear text; other tenants are never looked at.
  */
-export async function assertNoVerifiedDuplicates(
+export async function claimVerifiedValues(
   tx: Tx,
   tenantId: string,
   identifiers: Identifier[],
+  now: Date,
 ): Promise<void> {
+  const duplicate = () =>
+    refuse("Conflict", "The tenant already holds a customer with this verified identifier");
   const seen = new Set<string>();
   for (const i of identifiers) {
     if (i.verificationStatus !== "verified") continue;
-    const clash =
-      seen.has(i.blindIndex) ||
-      (await tx.identifiers.findVerifiedByBlindIndex(tenantId, i.blindIndex, i.uid));
-    if (clash) refuse("Conflict", "The tenant already holds a customer with this verified identifier");
+    if (seen.has(i.blindIndex)) duplicate();
     seen.add(i.blindIndex);
+    const holder = await tx.identifiers.findVerifiedByBlindIndex(tenantId, i.blindIndex, i.uid);
+    if (holder === null) continue;
+    if (!isRetired(holder, now)) duplicate();
+    await tx.identifiers.expireRetired(tenantId, holder.uid, holder.validTo as string);
   }
 }

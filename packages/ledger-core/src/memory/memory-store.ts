@@ -306,6 +306,11 @@ export function createMemoryStore(): MemoryStore {
         );
         return [...new Set([byUid[0], byUid.at(-1)].flatMap((i) => (i ? [i.sealedValue] : [])))];
       },
+      expireRetired: async (tenantId, uid, validTo) => {
+        const i = s.identifiers.get(uid);
+        if (i?.tenantId === tenantId && i.verificationStatus === "verified" && i.validTo === validTo)
+          mutate(s.identifiers, uid, { verificationStatus: "expired" });
+      },
       findVerifiedByBlindIndex: async (tenantId, blindIndex, exceptUid) =>
         clone(
           [...s.identifiers.values()].find(

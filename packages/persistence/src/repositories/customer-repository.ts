@@ -135,6 +135,16 @@ export function sqlIdentifierRepository(ctx: SqlContext): IdentifierRepository {
         .execute();
       return rows.map(toIdentifier);
     },
+    async expireRetired(tenantId, uid, validTo) {
+      await trx
+        .updateTable("identifiers")
+        .set({ verification_status: "expired" })
+        .where("tenant_id", "=", tenantId)
+        .where("uid", "=", uid)
+        .where("verification_status", "=", "verified")
+        .where("valid_to", "=", validTo)
+        .execute();
+    },
     async findVerifiedByBlindIndex(tenantId, blindIndex, exceptUid) {
       let q = trx
         .selectFrom("identifiers")

@@ -527,6 +527,36 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.identifiers.get(tenant.id, later.uid))).toEqual(later);
       });
 
+      it("expires a retired verified identifier only as it was read, freeing its value in the same transaction", async () => {
+        const { tenant, customer } = await newCustomer();
+        const blindIndex = unique("bi");
+        const retired = identifierFixture(customer, { blindIndex, validTo: at(5) });
+        await run((tx) => tx.identifiers.insert(retired));
+        const statusOf = async () =>
+          (await run((tx) => tx.identifiers.get(tenant.id, retired.uid)))?.verificationStatus;
+        // Another validTo than the one read, or another tenant: nothing changes.
+        await run((tx) => tx.identifiers.expireRetired(tenant.id, retired.uid, at(6)));
+        const stranger = await newTenant();
+        await run((tx) => tx.identifiers.expireRetired(stranger.id, retired.uid, at(5)));
+        expect(await statusOf()).toBe("verified");
+
+        const taker = identifierFixture(customer, { blindIndex });
+        await run(async (tx) => {
+          await tx.identifiers.expireRetired(tenant.id, retired.uid, at(5));
+          await tx.identifiers.insert(taker);
+        });
+        expect(await statusOf()).toBe("expired");
+        expect(await run((tx) => tx.identifiers.findVerifiedByBlindIndex(tenant.id, blindIndex))).toEqual(
+          taker,
+        );
+        // No longer verified: a second call leaves it as it is.
+        await run((tx) => tx.identifiers.expireRetired(tenant.id, retired.uid, at(5)));
+        expect(await run((tx) => tx.identifiers.get(tenant.id, retired.uid))).toEqual({
+          ...retired,
+          verificationStatus: "expired",
+        });
+      });
+
       it("round-trips agreements and KYC versions", async () => {
         const { tenant, customer } = await newCustomer();
         const a1 = agreementFixture(customer, { createdAt: at(1) });
