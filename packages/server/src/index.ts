@@ -13,17 +13,18 @@ export { defaultDatabaseUrl, redactDatabaseUrl, resolveDatabaseUrl } from "./ser
 export { defaultJobIntervalMs, type JobName, jobNames } from "./server/jobs.js";
 export { createLogger, type Logger, redactedPaths, silentLogger } from "./server/logger.js";
 export {
+  createCoreDeps,
+  type OpenedLedger,
+  type OpenLedgerOptions,
+  openCheckedStore,
+  openLedger,
+  systemClock,
+} from "./server/open-ledger.js";
+export {
   type AutoOutcomeRule,
   applySandboxPayoutOutcomes,
   autoOutcomeRules,
 } from "./server/sandbox-payouts.js";
 export { type ScheduledJob, type Scheduler, startScheduler } from "./server/scheduler.js";
-export {
-  createCoreDeps,
-  openCheckedStore,
-  type RunningServer,
-  type StartServerOptions,
-  startServer,
-  systemClock,
-} from "./server/start-server.js";
+export { type RunningServer, type StartServerOptions, startServer } from "./server/start-server.js";
 export { StartupError } from "./startup-error.js";

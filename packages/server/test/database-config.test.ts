@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config/index.js";
-import { toStoreOptions } from "../src/server/start-server.js";
+import { toStoreOptions } from "../src/server/open-ledger.js";
 import { designExample } from "./fixtures.js";
 
 const withDatabase = (database: unknown) => parseConfig({ ...designExample(), database });

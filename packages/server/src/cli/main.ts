@@ -1,6 +1,5 @@
 import { ConfigError } from "../config/config-error.js";
-import { firstLine } from "../server/start-server.js";
-import { StartupError } from "../startup-error.js";
+import { firstLine, StartupError } from "../startup-error.js";
 import { adminCommand } from "./admin-command.js";
 import { callCommand } from "./call-command.js";
 import { demoCommand } from "./demo-command.js";

@@ -3,7 +3,7 @@ import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
 import { loadConfig } from "../config/load-config.js";
 import { insertRefusals } from "../config/seed.js";
 import { defaultDatabaseUrl, redactDatabaseUrl, resolveDatabaseUrl } from "../server/database-url.js";
-import { openCheckedStore } from "../server/start-server.js";
+import { openCheckedStore } from "../server/open-ledger.js";
 import { parseCommandArgs } from "./args.js";
 import { type CliIo, line, UsageError } from "./io.js";
 

@@ -2,8 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { createApp, forwardedClientIp } from "@wallet/http-adapter";
-import { type Clock, type CoreDeps, createUlidGenerator, type WebhookConfig } from "@wallet/ledger-core";
-import { type OpenStoreOptions, openStore, type Store } from "@wallet/persistence";
+import type { Clock, CoreDeps, WebhookConfig } from "@wallet/ledger-core";
+import type { Store } from "@wallet/persistence";
 import {
   createWebhookDispatcher,
   newWebhookSecret,
@@ -11,25 +11,19 @@ import {
   signsFromOf,
   type WebhookLogger,
 } from "@wallet/webhooks";
-import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
-import type { DatabaseConfig, WalletConfig } from "../config/schema.js";
-import { seedFromConfig } from "../config/seed.js";
-import { toCatalog } from "../config/to-core.js";
-import { type AesGcmVaultOptions, createAesGcmVault } from "../crypto/aes-gcm-vault.js";
-import { createNodeHasher } from "../crypto/node-hasher.js";
-import { createNodeRandom } from "../crypto/node-random.js";
-import { assertPiiKeysOpenStore } from "../crypto/pii-keys-in-use.js";
+import type { WalletConfig } from "../config/schema.js";
+import type { AesGcmVaultOptions } from "../crypto/aes-gcm-vault.js";
 import { withReferencePage } from "../reference/reference-page.js";
-import { StartupError } from "../startup-error.js";
+import { firstLine, StartupError } from "../startup-error.js";
 import {
   answerClientErrors,
   REQUEST_TIMEOUT_MS,
   requestErrorResponse,
   requestTimeoutOptions,
 } from "./client-errors.js";
-import { redactDatabaseUrl } from "./database-url.js";
 import { builtInJobs, defaultJobIntervalMs, type JobContext, runJob } from "./jobs.js";
 import { type Logger, silentLogger } from "./logger.js";
+import { openLedger, systemClock } from "./open-ledger.js";
 import { type ScheduledJob, type Scheduler, startScheduler } from "./scheduler.js";
 
 export interface StartServerOptions {
@@ -92,70 +86,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
-
-/** The ports the use cases get, built from node:crypto and the config's catalog. */
-export function createCoreDeps(
-  config: WalletConfig,
-  piiKeys: AesGcmVaultOptions,
-  clock: Clock = systemClock,
-): CoreDeps {
-  return {
-    clock,
-    ids: createUlidGenerator(clock, createNodeRandom()),
-    hasher: createNodeHasher(),
-    vault: createAesGcmVault(piiKeys),
-    catalog: toCatalog(config),
-  };
-}
-
-/**
- * Opens the store and checks it answers; a failure becomes a one-line `StartupError`. The
- * message names the database without its password.
- */
-export async function openCheckedStore(
-  databaseUrl: string,
-  connectTimeoutMs = 15_000,
-  storeOptions: OpenStoreOptions = {},
-): Promise<Store> {
-  const shown = redactDatabaseUrl(databaseUrl);
-  let store: Store;
-  try {
-    store = await openStore(databaseUrl, storeOptions);
-  } catch (e) {
-    throw new StartupError(`cannot open database ${shown}: ${firstLine(e)}`);
-  }
-  try {
-    await withTimeout(store.ping(), connectTimeoutMs, `no answer within ${connectTimeoutMs} ms`);
-  } catch (e) {
-    await store.close().catch(() => {});
-    throw new StartupError(`database ${shown} is unreachable: ${firstLine(e)}`);
-  }
-  return store;
-}
-
-/**
- * The config file's `database` section as store options for `databaseUrl`. Group commit is on for
- * SQLite and off for Postgres unless `groupCommit.enabled` says otherwise; its tuning applies
- * whenever it is on.
- */
-export function toStoreOptions(databaseUrl: string, database: DatabaseConfig | undefined): OpenStoreOptions {
-  const out: OpenStoreOptions = {};
-  if (database?.poolSize !== undefined) out.poolSize = database.poolSize;
-  if (database?.preparedStatements !== undefined) out.preparedStatements = database.preparedStatements;
-  if (database?.sqliteSynchronous !== undefined) out.sqliteSynchronous = database.sqliteSynchronous;
-  const { enabled, maxBatch, maxWaitMs, writers } = database?.groupCommit ?? {};
-  const on = enabled ?? databaseUrl.startsWith("sqlite:");
-  out.groupCommit = on
-    ? {
-        ...(maxBatch === undefined ? {} : { maxBatch }),
-        ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
-        ...(writers === undefined ? {} : { writers }),
-      }
-    : false;
-  return out;
-}
-
 /**
  * The standalone server: open the store, migrate, seed the config, wire the ports and listen.
  * Used by `wallet serve`, the end-to-end tests and the benchmark.
@@ -164,22 +94,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const logger = options.logger ?? silentLogger();
   const clock = options.clock ?? systemClock;
   const host = options.host ?? "127.0.0.1";
-  const store = await openCheckedStore(
-    options.databaseUrl,
-    options.connectTimeoutMs,
-    toStoreOptions(options.databaseUrl, options.config.database),
-  );
+  const { store, core, seeded } = await openLedger({
+    config: options.config,
+    databaseUrl: options.databaseUrl,
+    piiKeys: options.piiKeys,
+    ...(options.piiKeySource === undefined ? {} : { piiKeySource: options.piiKeySource }),
+    clock,
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+  });
+  logger.info({ dialect: store.dialect, ...seeded }, "store ready");
   let server: Server;
-  let core: CoreDeps;
   let jobContext: JobContext;
   try {
-    await store.migrate();
-    // Before seeding: a refused file must leave nothing of itself in the database.
-    await assertCatalogCoversStore(store.uow, options.config);
-    core = createCoreDeps(options.config, options.piiKeys, clock);
-    await assertPiiKeysOpenStore(store.uow, core.vault, options.piiKeySource ?? "WALLET_PII_KEY");
-    const seeded = await seedFromConfig(store.uow, options.config, clock);
-    logger.info({ dialect: store.dialect, ...seeded }, "store ready");
     const dispatcher = createWebhookDispatcher({
       uow: store.uow,
       clock,
@@ -315,16 +241,3 @@ export function stopHttp(server: Server, graceMs: number): Promise<void> {
     server.closeIdleConnections();
   });
 }
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-export const firstLine = (e: unknown): string => {
-  const text = e instanceof Error ? e.message || e.name : String(e);
-  return text.split(/\r?\n/)[0]?.trim() || "unknown error";
-};

@@ -1,0 +1,173 @@
+import {
+  activateDueMandates,
+  type Clock,
+  type CoreDeps,
+  createUlidGenerator,
+  expireDueMandates,
+  expireTopups,
+  notFound,
+  type RequestContext,
+} from "@wallet/ledger-core";
+import { type OpenStoreOptions, openStore, type Store } from "@wallet/persistence";
+import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
+import type { DatabaseConfig, WalletConfig } from "../config/schema.js";
+import { type SeedReport, seedFromConfig } from "../config/seed.js";
+import { toCatalog } from "../config/to-core.js";
+import { type AesGcmVaultOptions, createAesGcmVault } from "../crypto/aes-gcm-vault.js";
+import { createNodeHasher } from "../crypto/node-hasher.js";
+import { createNodeRandom } from "../crypto/node-random.js";
+import { assertPiiKeysOpenStore } from "../crypto/pii-keys-in-use.js";
+import { firstLine, StartupError } from "../startup-error.js";
+import { redactDatabaseUrl } from "./database-url.js";
+import { runBatchJob } from "./jobs.js";
+
+export interface OpenLedgerOptions {
+  config: WalletConfig;
+  /** `sqlite:<path>`, `sqlite::memory:` or `postgres://...`. */
+  databaseUrl: string;
+  /** The PII keys (`piiKeyRing(...)`): the same ones every time, or stored values cannot be read. */
+  piiKeys: AesGcmVaultOptions;
+  /** Named in the one-line error when those keys cannot open what the database holds. */
+  piiKeySource?: string;
+  clock?: Clock;
+  connectTimeoutMs?: number;
+}
+
+/** The ledger as `wallet serve` prepares it, without HTTP: for calling the use cases in-process. */
+export interface OpenedLedger {
+  store: Store;
+  core: CoreDeps;
+  seeded: SeedReport;
+  /**
+   * The request context of a tenant of the config, for calling use cases on its behalf: no
+   * signing key, every scope it holds. NotFound for a tenant the database does not hold.
+   */
+  contextFor(tenantId: string, requestId?: string | null): Promise<RequestContext>;
+  /**
+   * Runs the time-driven jobs once, as of now (or `asOf`): mandates due to start or end, top-up
+   * intents past their expiry. `wallet serve` runs them every 5 s; an embedding service calls this
+   * on its own timer. Returns how many items each moved.
+   */
+  runDueJobs(
+    asOf?: Date,
+  ): Promise<{ activatedMandates: number; expiredMandates: number; expiredTopups: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database and makes it ready as `wallet serve` does before it listens, with the same
+ * refusals (`StartupError`, one line): migrations, the config's catalog covering what the database
+ * uses, the PII keys opening what it holds, then the config's tenants seeded. The store is closed
+ * again when any of it fails.
+ */
+export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedger> {
+  const clock = options.clock ?? systemClock;
+  const store = await openCheckedStore(
+    options.databaseUrl,
+    options.connectTimeoutMs,
+    toStoreOptions(options.databaseUrl, options.config.database),
+  );
+  let core: CoreDeps;
+  let seeded: SeedReport;
+  try {
+    await store.migrate();
+    // Before seeding: a refused file must leave nothing of itself in the database.
+    await assertCatalogCoversStore(store.uow, options.config);
+    core = createCoreDeps(options.config, options.piiKeys, clock);
+    await assertPiiKeysOpenStore(store.uow, core.vault, options.piiKeySource ?? "WALLET_PII_KEY");
+    seeded = await seedFromConfig(store.uow, options.config, clock);
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw e;
+  }
+  const deps = core;
+  return {
+    store,
+    core,
+    seeded,
+    async contextFor(tenantId, requestId = null) {
+      const tenant = (await store.uow.run((tx) => tx.tenants.get(tenantId))) ?? notFound("Tenant");
+      return { tenant, kid: null, requestId, scopes: tenant.scopes };
+    },
+    async runDueJobs(asOf = clock.now()) {
+      return {
+        activatedMandates: await runBatchJob(store.uow, deps, activateDueMandates, asOf),
+        expiredMandates: await runBatchJob(store.uow, deps, expireDueMandates, asOf),
+        expiredTopups: await runBatchJob(store.uow, deps, expireTopups, asOf),
+      };
+    },
+    close: () => store.close(),
+  };
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** The ports the use cases get, built from node:crypto and the config's catalog. */
+export function createCoreDeps(
+  config: WalletConfig,
+  piiKeys: AesGcmVaultOptions,
+  clock: Clock = systemClock,
+): CoreDeps {
+  return {
+    clock,
+    ids: createUlidGenerator(clock, createNodeRandom()),
+    hasher: createNodeHasher(),
+    vault: createAesGcmVault(piiKeys),
+    catalog: toCatalog(config),
+  };
+}
+
+/**
+ * Opens the store and checks it answers; a failure becomes a one-line `StartupError`. The
+ * message names the database without its password.
+ */
+export async function openCheckedStore(
+  databaseUrl: string,
+  connectTimeoutMs = 15_000,
+  storeOptions: OpenStoreOptions = {},
+): Promise<Store> {
+  const shown = redactDatabaseUrl(databaseUrl);
+  let store: Store;
+  try {
+    store = await openStore(databaseUrl, storeOptions);
+  } catch (e) {
+    throw new StartupError(`cannot open database ${shown}: ${firstLine(e)}`);
+  }
+  try {
+    await withTimeout(store.ping(), connectTimeoutMs, `no answer within ${connectTimeoutMs} ms`);
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw new StartupError(`database ${shown} is unreachable: ${firstLine(e)}`);
+  }
+  return store;
+}
+
+/**
+ * The config file's `database` section as store options for `databaseUrl`. Group commit is on for
+ * SQLite and off for Postgres unless `groupCommit.enabled` says otherwise; its tuning applies
+ * whenever it is on.
+ */
+export function toStoreOptions(databaseUrl: string, database: DatabaseConfig | undefined): OpenStoreOptions {
+  const out: OpenStoreOptions = {};
+  if (database?.poolSize !== undefined) out.poolSize = database.poolSize;
+  if (database?.preparedStatements !== undefined) out.preparedStatements = database.preparedStatements;
+  if (database?.sqliteSynchronous !== undefined) out.sqliteSynchronous = database.sqliteSynchronous;
+  const { enabled, maxBatch, maxWaitMs, writers } = database?.groupCommit ?? {};
+  const on = enabled ?? databaseUrl.startsWith("sqlite:");
+  out.groupCommit = on
+    ? {
+        ...(maxBatch === undefined ? {} : { maxBatch }),
+        ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+        ...(writers === undefined ? {} : { writers }),
+      }
+    : false;
+  return out;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
