@@ -26,6 +26,7 @@ const pages = [
   "concepts.md",
   "authentication.md",
   "sdk.md",
+  "embedding.md",
   "webhooks-receiver.md",
   "operator-guide.md",
 ] as const;
@@ -357,7 +358,7 @@ describe.each(pages)("docs/%s", (page) => {
 });
 
 describe("the TypeScript samples", () => {
-  it("type-check against the SDK's sources, as a tenant's code would (tsc, strict)", () => {
+  it("type-check against the packages' sources, as a tenant's code would (tsc, strict)", () => {
     const dir = mkdtempSync(join(tmpdir(), "wallet-docs-tsc-"));
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
     let count = 0;
@@ -385,7 +386,16 @@ describe("the TypeScript samples", () => {
           incremental: false,
           types: ["node"],
           typeRoots: [join(repoRoot, "node_modules/@types")],
-          paths: { "@wallet/client": [join(repoRoot, "packages/client/src/index.ts")] },
+          // The packages' sources, as in tsconfig.typecheck.json: docs/embedding.md uses them all.
+          paths: Object.fromEntries(
+            [
+              ["@wallet/ledger-core/memory", "ledger-core/src/memory"],
+              ...["ledger-core", "persistence", "http-adapter", "webhooks", "server", "client"].map((p) => [
+                `@wallet/${p}`,
+                `${p}/src`,
+              ]),
+            ].map(([name, dir]) => [name, [join(repoRoot, `packages/${dir}/index.ts`)]]),
+          ),
         },
         include: ["**/*.ts"],
       }),
