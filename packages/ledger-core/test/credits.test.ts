@@ -31,6 +31,19 @@ describe("wallet credits", () => {
     walletUid = customer.walletUid;
   });
 
+  it("funding refuses (400) a currency that is not an ISO-4217 code, moving nothing", async () => {
+    const trialBefore = await core.run((tx) => getTrialBalance(tx));
+    for (const bad of ["kes", "KESKESKESK", "", " KES", undefined]) {
+      const e = await refusal(
+        core.run((tx) =>
+          fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 5_000, currency: bad as never }),
+        ),
+      );
+      expect([e.code, e.details?.[0]?.field]).toEqual(["InvalidRequest", "currency"]);
+    }
+    expect(await core.run((tx) => getTrialBalance(tx))).toEqual(trialBefore);
+  });
+
   it("funding refuses (422) once everything a tenant was ever funded would pass 2^53 - 1, even with the prefund spent", async () => {
     const max = Number.MAX_SAFE_INTEGER;
     const fund = (amountMinor: number) =>
@@ -210,6 +223,22 @@ describe("wallet credits", () => {
   it("refuses amounts outside 1..2^53-1 even without the HTTP schema", async () => {
     for (const bad of [0, -1, 1.5, 2 ** 53])
       expect((await refusal(credit(bad, `bad-${bad}`))).code).toBe("InvalidRequest");
+  });
+
+  it("refuses a clientReference that is not 1-200 characters of storable text, from untyped callers too", async () => {
+    const before = core.store.state.journals.length;
+    // null or a number would escape the uniqueness that makes a repeated credit a 409.
+    for (const bad of [null, undefined, 42, "", "r".repeat(201), "a\u0000b", "a\ud800b", { a: 1 }]) {
+      const e = await refusal(credit(10, bad as never));
+      expect([e.code, e.details]).toEqual([
+        "InvalidRequest",
+        [{ field: "clientReference", issue: "invalid clientReference" }],
+      ]);
+    }
+    expect(core.store.state.journals.length).toBe(before);
+    // 200 characters are code points: 200 emoji are 400 UTF-16 units.
+    await credit(10, "\u{1F600}".repeat(200));
+    expect((await refusal(credit(10, "\u{1F600}".repeat(200)))).code).toBe("Conflict");
   });
 });
 

@@ -57,6 +57,14 @@ describe("mandates", () => {
       expect((await create(w.mandateInput(w.alice))).status).toBe("active");
     });
 
+    it("refuses a clientReference that is not 1-200 characters of text (400), creating nothing", async () => {
+      for (const bad of [null, "", "m".repeat(201)]) {
+        const e = await refusal(create({ ...w.mandateInput(w.alice), clientReference: bad as never }));
+        expect([e.code, e.details?.[0]?.field]).toEqual(["InvalidRequest", "clientReference"]);
+      }
+      expect(w.core.store.state.mandates.size).toBe(0);
+    });
+
     it("registers an active mandate with its acceptance and fires mandate.created", async () => {
       const m = await create(w.mandateInput(w.alice));
       expect(m).toEqual({

@@ -82,6 +82,14 @@ describe("onboarding", () => {
     expect((await refusal(onboard({ identifiers: spaced }))).code).toBe("Conflict");
   });
 
+  it("refuses a customer clientReference that is not 1-200 characters of text (400)", async () => {
+    for (const bad of ["", "c".repeat(201), 7]) {
+      const e = await refusal(onboard({ clientReference: bad }));
+      expect([e.code, e.details?.[0]?.field]).toEqual(["InvalidRequest", "clientReference"]);
+    }
+    expect(core.store.state.customers.size).toBe(0);
+  });
+
   it("refuses a blank identifier value and a date of birth in the future (400)", async () => {
     const blank = onboardingInput().identifiers.map((i) =>
       i.type === "msisdn" ? { ...i, value: " \t " } : i,

@@ -11,6 +11,7 @@ import {
 import * as v from "valibot";
 import {
   boundedString,
+  clientReferenceSchema,
   countryCodeSchema,
   freeFormObjectSchema,
   isoDateSchema,
@@ -83,7 +84,7 @@ export const onboardCustomerBodySchema = v.strictObject({
   kyc: onboardingKycSchema,
   agreements: v.pipe(v.array(agreementInputSchema), v.maxLength(20, "must hold at most 20 items")),
   rulesProfileKey: v.optional(boundedString(1, 64)),
-  clientReference: v.optional(boundedString(1, 200)),
+  clientReference: v.optional(clientReferenceSchema),
   metadata: v.optional(freeFormObjectSchema),
 });
 

@@ -1,4 +1,11 @@
-import { boundInstantMs, codePointCount, hasCodePointsBetween, RFC3339 } from "@wallet/ledger-core";
+import {
+  boundInstantMs,
+  CLIENT_REFERENCE_MAX,
+  CURRENCY_CODE,
+  codePointCount,
+  hasCodePointsBetween,
+  RFC3339,
+} from "@wallet/ledger-core";
 import * as v from "valibot";
 import { TIMESTAMP_MESSAGE } from "./time-bounds.js";
 
@@ -43,7 +50,7 @@ export const amountMinorSchema = v.pipe(
 );
 
 /** ISO-4217 alphabetic code. */
-export const currencySchema = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, "must be an ISO-4217 code"));
+export const currencySchema = v.pipe(v.string(), v.regex(CURRENCY_CODE, "must be an ISO-4217 code"));
 
 /**
  * An instant a request gives (acceptedAt, verifiedAt, validFrom, an assertion's times...): a real
@@ -95,7 +102,7 @@ export const countryCodeSchema = v.pipe(
 /** Resource uids in paths and bodies. */
 export const uidSchema = boundedString(1, 128);
 
-export const clientReferenceSchema = boundedString(1, 200);
+export const clientReferenceSchema = boundedString(1, CLIENT_REFERENCE_MAX);
 
 /** Spec, Limits: railCode at most 64 characters (payouts, top-ups, quotes). */
 export const railCodeSchema = boundedString(1, 64);

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from "@wallet/ledger-core";
+import { type ErrorDetail, isStorableText } from "@wallet/ledger-core";
 import * as v from "valibot";
 import { invalidRequest } from "../errors/http-error.js";
 
@@ -49,10 +49,8 @@ function toDetail(issue: v.GenericIssue, source: InputSource): ErrorDetail {
   return { field, issue: issue.message };
 }
 
-/** A UTF-16 surrogate without its pair: not Unicode text, and each engine stores it differently. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** U+0000 (Postgres text cannot hold it, so Postgres alone failed with a 500) or a lone surrogate. */
-const isUnstorable = (s: string) => s.includes("\u0000") || LONE_SURROGATE.test(s);
+const isUnstorable = (s: string) => !isStorableText(s);
 
 /**
  * The path of the first string (value or object key) no store can keep as sent, or null.

@@ -1,5 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { emitFirstEvent } from "../events/emit.js";
+import { assertClientReference } from "../operations/client-reference.js";
 import { refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -38,6 +39,7 @@ export async function onboardCustomer(
   input: OnboardCustomerInput,
 ): Promise<CustomerView> {
   const { tenant } = ctx;
+  if (input.clientReference !== undefined) assertClientReference(input.clientReference);
   assertOnePrimaryPerClass(input.identifiers);
   for (const [i, a] of input.agreements.entries()) {
     assertAgreementChannel(a.acceptedChannel, `agreements[${i}].acceptedChannel`);

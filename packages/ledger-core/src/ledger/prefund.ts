@@ -1,6 +1,6 @@
 import type { CoreDeps } from "../app/context.js";
 import { notFound, refuse } from "../shared/errors.js";
-import { assertPositiveAmount, MAX_MINOR } from "../shared/money.js";
+import { assertCurrencyCode, assertPositiveAmount, MAX_MINOR } from "../shared/money.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { accountKeys } from "./accounts.js";
@@ -21,6 +21,8 @@ export interface FundPrefundInput {
 /** Operator: records money received from the tenant (deposits -> prefund). */
 export async function fundPrefund(deps: CoreDeps, tx: Tx, input: FundPrefundInput): Promise<PrefundView> {
   assertPositiveAmount(input.amountMinor);
+  // A prefund in a currency no wallet holds would strand the money: at least a real code.
+  assertCurrencyCode(input.currency);
   (await tx.tenants.get(input.tenantId)) ?? notFound("Tenant");
   const prefund = accountKeys.prefund(input.tenantId);
   const deposits = accountKeys.deposits(input.tenantId);

@@ -5,6 +5,7 @@ import { loadCustomer } from "../customers/identifiers.js";
 import type { AgreementInput } from "../customers/records.js";
 import { newAgreement } from "../customers/records.js";
 import { assertAgreementChannel } from "../customers/rules.js";
+import { assertClientReference } from "../operations/client-reference.js";
 import { notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
 import { iso } from "../shared/time.js";
@@ -66,6 +67,7 @@ export async function createMandate(
   input: CreateMandateInput,
 ): Promise<MandateView> {
   const tenantId = ctx.tenant.id;
+  assertClientReference(input.clientReference);
   const amountMinor = input.fixedOrMaxAmountMinor ?? null;
   if (input.amountRule !== "formula") {
     if (amountMinor === null) {

@@ -41,3 +41,15 @@ export function assertPositiveAmount(amountMinor: number, field = "amountMinor")
     ]);
   }
 }
+
+/** An ISO-4217 alphabetic code, as the API writes currencies. */
+export const CURRENCY_CODE = /^[A-Z]{3}$/;
+
+/** 400 unless `currency` is an ISO-4217 code: where no wallet's currency is there to compare with. */
+export function assertCurrencyCode(currency: unknown, field = "currency"): asserts currency is string {
+  if (typeof currency !== "string" || !CURRENCY_CODE.test(currency)) {
+    refuse("InvalidRequest", `${field} must be an ISO-4217 code`, [
+      { field, issue: "must be an ISO-4217 code" },
+    ]);
+  }
+}

@@ -24,3 +24,12 @@ export function hasCodePointsBetween(s: string, min: number, max: number): boole
   const n = codePointCount(s);
   return n >= min && n <= max;
 }
+
+/** A UTF-16 surrogate without its pair: not Unicode text, and each engine stores it differently. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Whether every store keeps `s` as given: no U+0000 (Postgres text cannot hold it) and no lone
+ * surrogate (SQLite would store a replacement character).
+ */
+export const isStorableText = (s: string): boolean => !s.includes("\u0000") && !LONE_SURROGATE.test(s);
