@@ -60,6 +60,15 @@ describe.each(databases)("openLedger on $name", ({ url, skip }) => {
         expect((unknown as DomainError).code).toBe("NotFound");
 
         const { store, core } = ledger;
+        // Suspended by the operator: no context, as the API answers the tenant 401.
+        await store.uow.run(async (tx) => tx.tenants.upsert({ ...acme.tenant, status: "suspended" }));
+        const suspended = await ledger.contextFor("acme").catch((e: unknown) => e);
+        expect([(suspended as DomainError).code, (suspended as Error).message]).toEqual([
+          "UnprocessableEntity",
+          "Tenant acme is suspended",
+        ]);
+        await store.uow.run(async (tx) => tx.tenants.upsert(acme.tenant));
+
         await store.uow.run((tx) =>
           fundPrefund(core, tx, { tenantId: "acme", amountMinor: 100_000, currency: "KES" }),
         );

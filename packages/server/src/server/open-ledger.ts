@@ -7,6 +7,7 @@ import {
   expireTopups,
   notFound,
   type RequestContext,
+  refuse,
 } from "@wallet/ledger-core";
 import { type OpenStoreOptions, openStore, type Store } from "@wallet/persistence";
 import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
@@ -40,7 +41,9 @@ export interface OpenedLedger {
   seeded: SeedReport;
   /**
    * The request context of a tenant of the config, for calling use cases on its behalf: no
-   * signing key, every scope it holds. NotFound for a tenant the database does not hold.
+   * signing key, every scope it holds. NotFound for a tenant the database does not hold, and
+   * UnprocessableEntity for one the operator suspended (the API answers its requests 401). It is
+   * read now: take one per request, as the API authenticates each.
    */
   contextFor(tenantId: string, requestId?: string | null): Promise<RequestContext>;
   /**
@@ -87,6 +90,8 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
     seeded,
     async contextFor(tenantId, requestId = null) {
       const tenant = (await store.uow.run((tx) => tx.tenants.get(tenantId))) ?? notFound("Tenant");
+      if (tenant.status !== "active")
+        refuse("UnprocessableEntity", `Tenant ${tenant.id} is ${tenant.status}`);
       return { tenant, kid: null, requestId, scopes: tenant.scopes };
     },
     async runDueJobs(asOf = clock.now()) {
