@@ -1,5 +1,5 @@
 import type { UnitOfWork } from "@wallet/ledger-core";
-import { CompiledQuery, type Kysely, Migrator, sql, type Transaction } from "kysely";
+import { CompiledQuery, type Kysely, type MigrationResultSet, Migrator, sql, type Transaction } from "kysely";
 import { type GroupCommitOptions, groupCommitUnitOfWork } from "./group-commit/group-commit.js";
 import { inCodeMigrationProvider } from "./migrations/migration-provider.js";
 import { newHousekeeping, RowVersions } from "./repositories/sql-context.js";
@@ -160,12 +160,12 @@ export function createSqlStore({
     migrate: () =>
       mapped(async () => {
         const migrationDb = openMigrationDb?.() ?? db;
-        const { error, results } = await new Migrator({
-          db: migrationDb,
-          provider: inCodeMigrationProvider(dialect),
-        })
-          .migrateToLatest()
-          .finally(() => (migrationDb === db ? undefined : migrationDb.destroy()));
+        const toLatest = () =>
+          new Migrator({ db: migrationDb, provider: inCodeMigrationProvider(dialect) }).migrateToLatest();
+        const { error, results } = await (dialect === "sqlite"
+          ? holdingWriteLock(migrationDb, toLatest)
+          : toLatest()
+        ).finally(() => (migrationDb === db ? undefined : migrationDb.destroy()));
         if (error !== undefined) {
           const failed = results?.find((r) => r.status === "Error")?.migrationName;
           if (error instanceof Error && failed)
@@ -183,4 +183,32 @@ export function createSqlStore({
       await db.destroy();
     },
   };
+}
+
+/**
+ * Runs SQLite's migrations in one transaction that holds the file's write lock from its start
+ * (BEGIN IMMEDIATE). Kysely takes no migration lock on SQLite, so two processes opening one new
+ * file at once both created its tables, and one failed ("table tenants already exists"); now the
+ * second waits (busy_timeout), then finds nothing to do. A failed migration rolls back whole.
+ */
+async function holdingWriteLock(
+  db: Kysely<Database>,
+  migrate: () => Promise<MigrationResultSet>,
+): Promise<MigrationResultSet> {
+  await sql`begin immediate`.execute(db);
+  let outcome: MigrationResultSet;
+  try {
+    outcome = await migrate();
+  } catch (e) {
+    await rollback(db);
+    throw e;
+  }
+  if (outcome.error === undefined) await sql`commit`.execute(db);
+  else await rollback(db);
+  return outcome;
+}
+
+/** Ends the transaction; SQLite may have rolled it back already (an I/O error), which is no news. */
+async function rollback(db: Kysely<Database>): Promise<void> {
+  await sql`rollback`.execute(db).catch(() => {});
 }

@@ -17,8 +17,8 @@ import {
  * same. Frozen in time like every migration.
  *
  * The triggers are replaced (on Postgres their functions too) and the totals rebuilt from the
- * operations in one transaction (Kysely runs Postgres migrations in one; SQLite's runs here, as
- * Kysely does not wrap DDL there); down does the reverse. Running it twice gives the same result.
+ * operations in one transaction (Kysely runs Postgres migrations in one; on SQLite a savepoint
+ * here makes it one, as Kysely does not wrap DDL there); down does the reverse. Running it twice gives the same result.
  */
 export function walletDayTotalsByFundsMovedMigration(dialect: SqlDialect): Migration {
   // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time, untyped by design (Kysely docs)
@@ -32,9 +32,21 @@ export function walletDayTotalsByFundsMovedMigration(dialect: SqlDialect): Migra
     }
     await sql.raw(backfillTotals(day)).execute(db);
   };
+  // A savepoint on SQLite, not a transaction: `store.migrate` runs SQLite's migrations inside one
+  // (holding the file's write lock), and outside one a savepoint opens its own.
   // biome-ignore lint/suspicious/noExplicitAny: as above
-  const atomically = (db: Kysely<any>, day: DayColumn) =>
-    dialect === "sqlite" ? db.transaction().execute((trx) => rebuild(trx, day)) : rebuild(db, day);
+  const atomically = async (db: Kysely<any>, day: DayColumn) => {
+    if (dialect !== "sqlite") return rebuild(db, day);
+    await sql.raw("savepoint migration_0003").execute(db);
+    try {
+      await rebuild(db, day);
+    } catch (e) {
+      await sql.raw("rollback to migration_0003").execute(db);
+      await sql.raw("release migration_0003").execute(db);
+      throw e;
+    }
+    await sql.raw("release migration_0003").execute(db);
+  };
   return {
     up: (db) => atomically(db, "funds_moved_at"),
     down: (db) => atomically(db, "created_at"),
