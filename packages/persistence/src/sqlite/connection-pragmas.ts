@@ -1,5 +1,3 @@
-import type BetterSqlite3 from "better-sqlite3";
-
 /** 64 MiB of page cache instead of SQLite's 2 MiB (docs/performance.md, "SQLite page cache"). */
 export const PAGE_CACHE_KIB = 64 * 1024;
 
@@ -24,7 +22,9 @@ export interface ConnectionSettings {
  * stored in the file).
  */
 export function applyConnectionPragmas(
-  raw: BetterSqlite3.Database,
+  // A better-sqlite3 connection, by the one method used: the package's declarations (which
+  // export SqliteSynchronous) then need no @types/better-sqlite3 in a consumer's project.
+  raw: { pragma(source: string): unknown },
   { inMemory, busyTimeoutMs, synchronous }: ConnectionSettings,
 ): void {
   raw.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
