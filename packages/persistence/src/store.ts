@@ -1,4 +1,4 @@
-import type { UnitOfWork } from "@wallet/ledger-core";
+import { StoreUnavailableError, type UnitOfWork } from "@wallet/ledger-core";
 import { CompiledQuery, type Kysely, type MigrationResultSet, Migrator, sql, type Transaction } from "kysely";
 import { type GroupCommitOptions, groupCommitUnitOfWork } from "./group-commit/group-commit.js";
 import { inCodeMigrationProvider } from "./migrations/migration-provider.js";
@@ -121,16 +121,32 @@ export function createSqlStore({
           groupCommit,
         );
 
+  /**
+   * Units of work running now: `close` waits for them before the connections go away (on
+   * Postgres, a unit still running met "driver has already been destroyed"); a unit started
+   * after `close` began is refused as the store being unavailable.
+   */
+  const inFlight = new Set<Promise<unknown>>();
+  let closed = false;
+  const tracked = <T>(start: () => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(new StoreUnavailableError("The store is closed"));
+    const unit = start();
+    inFlight.add(unit);
+    const forget = () => inFlight.delete(unit);
+    unit.then(forget, forget);
+    return unit;
+  };
   // Kysely commits when `work` resolves and rolls back on any throw, then re-throws it.
-  const run: UnitOfWork["run"] = grouped
+  const untrackedRun: UnitOfWork["run"] = grouped
     ? (work) => grouped.run(work)
     : (work) => mapped(() => transaction().execute((trx) => work(txOf(trx))));
+  const run: UnitOfWork["run"] = (work) => tracked(() => untrackedRun(work));
   const uow: UnitOfWork = {
     run,
     // Postgres: each statement on a pooled connection, committed by itself, without the round
     // trips of BEGIN and COMMIT. SQLite's one connection runs it as a unit of work like any other
     // (in a batch when group commit is on), so it never lands inside another's transaction.
-    autocommit: dialect === "postgres" ? (work) => mapped(() => work(txOf(db))) : run,
+    autocommit: dialect === "postgres" ? (work) => tracked(() => mapped(() => work(txOf(db)))) : run,
     // Postgres: READ COMMITTED gives each statement its own snapshot, so a list's rows and its
     // count could see two states; REPEATABLE READ gives the whole unit one. Outside group commit:
     // a batch's writers must not share it. SQLite's one connection already serializes.
@@ -138,18 +154,19 @@ export function createSqlStore({
     // with a serialization failure; it holds nothing yet, so it runs again on a new snapshot.
     ...(dialect === "postgres"
       ? {
-          snapshot: async <T>(work: (tx: ReturnType<typeof txOf>) => Promise<T>): Promise<T> => {
-            for (let attempt = 1; ; attempt++) {
-              try {
-                return await db
-                  .transaction()
-                  .setIsolationLevel("repeatable read")
-                  .execute((trx) => work(txOf(trx)));
-              } catch (e) {
-                if (!(isSerializationFailure(e) && attempt < SNAPSHOT_ATTEMPTS)) throw mapStoreError(e);
+          snapshot: <T>(work: (tx: ReturnType<typeof txOf>) => Promise<T>): Promise<T> =>
+            tracked(async () => {
+              for (let attempt = 1; ; attempt++) {
+                try {
+                  return await db
+                    .transaction()
+                    .setIsolationLevel("repeatable read")
+                    .execute((trx) => work(txOf(trx)));
+                } catch (e) {
+                  if (!(isSerializationFailure(e) && attempt < SNAPSHOT_ATTEMPTS)) throw mapStoreError(e);
+                }
               }
-            }
-          },
+            }),
         }
       : {}),
   };
@@ -178,8 +195,10 @@ export function createSqlStore({
         await sql`select 1`.execute(db);
       }),
     close: async () => {
-      // Units of work already queued get their answer before the connections go away.
+      closed = true;
+      // Units of work already running or queued get their answer before the connections go away.
       await grouped?.drain();
+      await Promise.allSettled([...inFlight]);
       await db.destroy();
     },
   };
