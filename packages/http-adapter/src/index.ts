@@ -11,5 +11,6 @@ export { UNAUTHORIZED_BODY } from "./errors/http-error.js";
 export { newRequestId } from "./middleware/request-id.js";
 export { ed25519SpkiPem } from "./operator/tenant-schemas.js";
 export { createOperatorApi, OPERATOR_API_BASE } from "./operator-api.js";
+export { parseRequestBody, type RequestBodyOf, requestBodySchemas } from "./request-bodies.js";
 export type { RouteEntry } from "./routes/route-entry.js";
 export { createTenantApi, TENANT_API_BASE, tenantOpenApiDocument, tenantRouteGroups } from "./tenant-api.js";

@@ -1,0 +1,61 @@
+import { DomainError } from "@wallet/ledger-core";
+import type * as v from "valibot";
+import { creditWalletBodySchema } from "./credits/schemas.js";
+import { agreementInputSchema, onboardCustomerBodySchema } from "./customers/schemas.js";
+import { debitUnderMandateBodySchema, debitWalletBodySchema } from "./debits/schemas.js";
+import { HttpError } from "./errors/http-error.js";
+import { quoteFeesBodySchema } from "./fees/schemas.js";
+import { addIdentifierBodySchema, updateIdentifierBodySchema } from "./identifiers/schemas.js";
+import { submitKycVersionBodySchema } from "./kyc-versions/schemas.js";
+import { createMandateBodySchema, revokeMandateBodySchema } from "./mandates/schemas.js";
+import { createPayoutBodySchema } from "./payouts/schemas.js";
+import { createTopupIntentBodySchema } from "./topups/schemas.js";
+import { validateInput } from "./validation/validate.js";
+
+/**
+ * The tenant API's request bodies, by the core function each is the input of. The routes pass
+ * what these schemas output to the core unchanged, so a service calling the core in-process with
+ * input it does not trust (JSON from a queue or a form) validates it as the API would.
+ */
+export const requestBodySchemas = {
+  onboardCustomer: onboardCustomerBodySchema,
+  addIdentifier: addIdentifierBodySchema,
+  updateIdentifier: updateIdentifierBodySchema,
+  addAgreement: agreementInputSchema,
+  submitKycVersion: submitKycVersionBodySchema,
+  creditWallet: creditWalletBodySchema,
+  debitWallet: debitWalletBodySchema,
+  debitUnderMandate: debitUnderMandateBodySchema,
+  createMandate: createMandateBodySchema,
+  revokeMandate: revokeMandateBodySchema,
+  createPayout: createPayoutBodySchema,
+  createTopupIntent: createTopupIntentBodySchema,
+  quoteFees: quoteFeesBodySchema,
+} as const;
+
+export type RequestBodyOf<K extends keyof typeof requestBodySchemas> = v.InferOutput<
+  (typeof requestBodySchemas)[K]
+>;
+
+/**
+ * `body` checked as the API checks the request body of `operation`, and rewritten as it rewrites
+ * it (timestamps in UTC with milliseconds): the input of the core function of that name. What the
+ * API answers 400 is a `DomainError` `InvalidRequest` here, with the same message and details.
+ *
+ * @example
+ *   const input = parseRequestBody("creditWallet", JSON.parse(message));
+ *   await store.uow.run((tx) => creditWallet(core, ctx, tx, input));
+ */
+export function parseRequestBody<K extends keyof typeof requestBodySchemas>(
+  operation: K,
+  body: unknown,
+): RequestBodyOf<K> {
+  // As the routes: every body is a JSON object (a strict object of optional fields would take []).
+  if (Array.isArray(body)) throw new DomainError("InvalidRequest", "The request body must be a JSON object");
+  try {
+    return validateInput(requestBodySchemas[operation], body, "body") as RequestBodyOf<K>;
+  } catch (e) {
+    if (e instanceof HttpError) throw new DomainError("InvalidRequest", e.body.message, e.body.details);
+    throw e;
+  }
+}

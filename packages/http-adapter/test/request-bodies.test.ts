@@ -1,0 +1,73 @@
+import * as core from "@wallet/ledger-core";
+import { DomainError } from "@wallet/ledger-core";
+import { describe, expect, it } from "vitest";
+import { parseRequestBody, requestBodySchemas } from "../src/request-bodies.js";
+import { tenantRouteGroups } from "../src/tenant-api.js";
+
+const refusalOf = (run: () => unknown): DomainError => {
+  try {
+    run();
+  } catch (e) {
+    if (e instanceof DomainError) return e;
+    throw e;
+  }
+  throw new Error("expected a refusal");
+};
+
+describe("parseRequestBody: the API's request validation, for callers of the core in-process", () => {
+  it("names a core function for each body, and each is the body of a tenant route", () => {
+    const routeBodies = new Set(
+      Object.values(tenantRouteGroups())
+        .flat()
+        .map((r) => r.body),
+    );
+    for (const [name, schema] of Object.entries(requestBodySchemas)) {
+      expect([name, typeof (core as Record<string, unknown>)[name]]).toEqual([name, "function"]);
+      expect([name, routeBodies.has(schema)]).toEqual([name, true]);
+    }
+  });
+
+  it("returns the body as the core takes it, timestamps rewritten in UTC with milliseconds", () => {
+    const credit = { walletUid: "wal_1", amountMinor: 100, currency: "KES", clientReference: "r-1" };
+    expect(parseRequestBody("creditWallet", credit)).toEqual(credit);
+    expect(
+      parseRequestBody("updateIdentifier", {
+        verificationStatus: "verified",
+        verifiedAt: "2026-11-24T13:00:00+03:00",
+      }),
+    ).toEqual({ verificationStatus: "verified", verifiedAt: "2026-11-24T10:00:00.000Z" });
+  });
+
+  it("refuses what the API answers 400, as a DomainError with the same details", () => {
+    const e = refusalOf(() =>
+      parseRequestBody("creditWallet", {
+        walletUid: "wal_1",
+        amountMinor: "100",
+        currency: "kes",
+        clientReference: null,
+        extra: 1,
+      }),
+    );
+    expect(e.code).toBe("InvalidRequest");
+    expect(e.details?.map((d) => d.field).sort()).toEqual([
+      "amountMinor",
+      "clientReference",
+      "currency",
+      "extra",
+    ]);
+    const onboarding = refusalOf(() =>
+      parseRequestBody("onboardCustomer", { customerType: "alien", displayName: "", identifiers: [] }),
+    );
+    expect(onboarding.details?.map((d) => d.field)).toEqual(
+      expect.arrayContaining(["customerType", "displayName", "kyc", "agreements"]),
+    );
+    expect(refusalOf(() => parseRequestBody("revokeMandate", [])).message).toBe(
+      "The request body must be a JSON object",
+    );
+    expect(
+      refusalOf(() => parseRequestBody("creditWallet", { clientReference: "a\u0000b" })).details,
+    ).toEqual([
+      { field: "clientReference", issue: "must be text without NUL characters or unpaired surrogates" },
+    ]);
+  });
+});
