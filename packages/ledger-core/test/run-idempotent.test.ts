@@ -222,3 +222,31 @@ describe("runIdempotent: a work that lost an update to a concurrent request", ()
     expect([runs, outcome.response]).toEqual([1, { status: 409, body: "The mandate is already revoked" }]);
   });
 });
+
+describe("runIdempotent: a key outside the API's rule", () => {
+  // The API refuses such an Idempotency-Key header first; in-process, a 3,000-character key was a
+  // Postgres-only failure (the index's limit), an empty one a key like any other.
+  it("is refused (400) before anything is claimed or run", async () => {
+    const core = createCore();
+    let runs = 0;
+    for (const key of ["", "k".repeat(256), "caf\u00e9", "tab\there", 42]) {
+      const e = await refusal(
+        runIdempotent(
+          core.store.uow,
+          core.deps.clock,
+          { tenantId: "t0", key: key as string, requestHash: "h" },
+          async () => {
+            runs++;
+            return { status: 201, body: "" };
+          },
+          () => null,
+        ),
+      );
+      expect([e.code, e.details]).toEqual([
+        "InvalidRequest",
+        [{ field: "key", issue: "must be 1-255 printable ASCII characters" }],
+      ]);
+    }
+    expect([runs, core.store.state.idempotency.size]).toEqual([0, 0]);
+  });
+});

@@ -1,4 +1,4 @@
-import { runIdempotent, type Tx } from "@wallet/ledger-core";
+import { IDEMPOTENCY_KEY_FORMAT, runIdempotent, type Tx } from "@wallet/ledger-core";
 import type { Context } from "hono";
 import type { ApiDeps } from "../app/api-deps.js";
 import type { AppEnv } from "../app/env.js";
@@ -7,9 +7,6 @@ import { domainErrorBody } from "../errors/error-response.js";
 import { errorStatus, storedRefusalStatuses } from "../errors/error-status.js";
 import { invalidRequest } from "../errors/http-error.js";
 import { sha256Hex } from "../middleware/read-body.js";
-
-/** 1-255 printable ASCII characters (DESIGN.md section 3). */
-const IDEMPOTENCY_KEY_FORMAT = /^[\x20-\x7E]{1,255}$/;
 
 /** The Idempotency-Key of a write, or 400. */
 export function readIdempotencyKey(c: Context<AppEnv>): string {

@@ -18,6 +18,9 @@ export interface IdempotentOutcome {
   response: StoredResponse;
 }
 
+/** An Idempotency-Key: 1-255 printable ASCII characters (DESIGN.md section 3). */
+export const IDEMPOTENCY_KEY_FORMAT = /^[\x20-\x7E]{1,255}$/;
+
 /** How long a claim holds before a crashed request's key can be taken over. */
 export const IDEMPOTENCY_LOCK_SECONDS = 60;
 
@@ -55,6 +58,13 @@ export async function runIdempotent(
   work: (tx: Tx) => Promise<StoredResponse>,
   storeRefusal: (e: DomainError) => StoredResponse | null,
 ): Promise<IdempotentOutcome> {
+  // The HTTP adapter refuses such a header first; a caller in-process gets the same rule (a key
+  // past the index's limit was a Postgres-only failure).
+  if (typeof claim.key !== "string" || !IDEMPOTENCY_KEY_FORMAT.test(claim.key)) {
+    refuse("InvalidRequest", "An idempotency key is 1-255 printable ASCII characters", [
+      { field: "key", issue: "must be 1-255 printable ASCII characters" },
+    ]);
+  }
   const now = clock.now();
   // The claim's createdAt names it: completing or releasing acts on this claim only.
   const claimedAt = iso(now);
