@@ -59,9 +59,9 @@ export interface OpenedLedger {
 
 /**
  * Opens the database and makes it ready as `wallet serve` does before it listens, with the same
- * refusals (`StartupError`, one line): migrations, the config's catalog covering what the database
- * uses, the PII keys opening what it holds, then the config's tenants seeded. The store is closed
- * again when any of it fails.
+ * refusals (one line, `ConfigError` or `StartupError`): migrations, the config's catalog covering
+ * what the database uses, the PII keys opening what it holds, then the config's tenants seeded.
+ * The store is closed again when any of it fails.
  */
 export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedger> {
   const clock = options.clock ?? systemClock;
