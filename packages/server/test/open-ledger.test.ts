@@ -104,6 +104,14 @@ describe.each(databases)("openLedger on $name", ({ url, skip }) => {
           expiredMandates: 0,
           expiredTopups: 1,
         });
+        // An instant the jobs cannot compare is refused, not run as of nothing.
+        for (const bad of [new Date("x"), new Date(8.64e15), "2026-01-01" as unknown as Date]) {
+          const e = await ledger.runDueJobs(bad).catch((err: unknown) => err);
+          expect([(e as DomainError).code, (e as DomainError).details?.[0]?.field]).toEqual([
+            "InvalidRequest",
+            "asOf",
+          ]);
+        }
         const expired = await store.uow.run((tx) => getOperationDetail(core, acme, tx, intent.uid));
         expect(expired.state).toBe("failed");
       } finally {

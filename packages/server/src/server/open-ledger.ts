@@ -49,7 +49,8 @@ export interface OpenedLedger {
   /**
    * Runs the time-driven jobs once, as of now (or `asOf`): mandates due to start or end, top-up
    * intents past their expiry. `wallet serve` runs them every 5 s; an embedding service calls this
-   * on its own timer. Returns how many items each moved.
+   * on its own timer. Returns how many items each moved; an `asOf` that is no instant of the
+   * years 1970-9999 is InvalidRequest.
    */
   runDueJobs(
     asOf?: Date,
@@ -95,6 +96,13 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
       return { tenant, kid: null, requestId, scopes: tenant.scopes };
     },
     async runDueJobs(asOf = clock.now()) {
+      // The jobs compare ISO strings: past year 9999 one sorts before today's and moves nothing.
+      const ms = asOf instanceof Date ? asOf.getTime() : Number.NaN;
+      if (!(ms >= 0 && ms <= LAST_ISO_INSTANT_MS)) {
+        refuse("InvalidRequest", "asOf must be a valid instant between the years 1970 and 9999", [
+          { field: "asOf", issue: "must be a valid instant between the years 1970 and 9999" },
+        ]);
+      }
       return {
         activatedMandates: await runBatchJob(store.uow, deps, activateDueMandates, asOf),
         expiredMandates: await runBatchJob(store.uow, deps, expireDueMandates, asOf),
@@ -106,6 +114,9 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
 }
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/** 9999-12-31T23:59:59.999Z: the last instant an ISO string of four year digits can say. */
+const LAST_ISO_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** The ports the use cases get, built from node:crypto and the config's catalog. */
 export function createCoreDeps(
