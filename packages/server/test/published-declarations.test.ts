@@ -1,0 +1,105 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureServerBuilt, repoRoot } from "./reliability/support/server-process.js";
+
+const packages = ["ledger-core", "persistence", "http-adapter", "webhooks", "client", "server"] as const;
+
+interface Manifest {
+  name: string;
+  main?: string;
+  types?: string;
+  typings?: string;
+  exports?: unknown;
+  dependencies?: Record<string, string>;
+}
+
+const manifestOf = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+
+/** The `types` files a package's manifest publishes (its root and every export). */
+function publishedEntries(dir: string, manifest: Manifest): string[] {
+  const out = new Set<string>();
+  if (manifest.types) out.add(manifest.types);
+  const walk = (v: unknown) => {
+    if (v === null || typeof v !== "object") return;
+    for (const [key, value] of Object.entries(v)) {
+      if (key === "types" && typeof value === "string") out.add(value);
+      else walk(value);
+    }
+  };
+  walk(manifest.exports);
+  return [...out].map((f) => resolve(dir, f));
+}
+
+/** Bare module specifiers imported by the declaration files reachable from `entries`. */
+function bareImports(entries: string[]): Map<string, string> {
+  const seen = new Set<string>();
+  const found = new Map<string, string>();
+  const queue = [...entries];
+  while (queue.length > 0) {
+    const file = queue.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = readFileSync(file, "utf8");
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
+      const specifier = m[1] as string;
+      if (specifier.startsWith(".")) {
+        const target = resolve(dirname(file), specifier.replace(/\.js$/, ".d.ts"));
+        if (existsSync(target)) queue.push(target);
+      } else if (!specifier.startsWith("node:")) {
+        found.set(specifier, file);
+      }
+    }
+  }
+  return found;
+}
+
+/** The package a bare specifier names: `@scope/name` or `name`. */
+const packageName = (specifier: string) =>
+  specifier.startsWith("@")
+    ? specifier.split("/").slice(0, 2).join("/")
+    : (specifier.split("/")[0] as string);
+
+/** Whether the package, as installed beside `fromDir`, ships its own declarations. */
+function shipsTypes(fromDir: string, name: string): boolean {
+  // Walked by hand: packages whose `exports` do not list ./package.json refuse require.resolve.
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) {
+      const m = manifestOf(candidate);
+      if (m.types || m.typings || JSON.stringify(m.exports ?? {}).includes('"types"')) return true;
+      // Or declarations beside the entry's JavaScript (kysely's way).
+      const root = (m.exports as Record<string, unknown> | undefined)?.["."] ?? m.exports;
+      const entries = [m.main, root, ...(root && typeof root === "object" ? Object.values(root) : [])];
+      return entries.some(
+        (e) =>
+          typeof e === "string" &&
+          [".d.ts", ".d.mts", ".d.cts"].some((ext) =>
+            existsSync(join(candidate, e.replace(/\.[cm]?js$/, ext))),
+          ),
+      );
+    }
+    if (dirname(dir) === dir) return false;
+  }
+}
+
+// An npm consumer installs a package's dependencies, never its devDependencies: a declaration
+// that imports a package without types of its own needs its @types among the dependencies, or a
+// strict `tsc` in the consumer's project fails (persistence's imported better-sqlite3's types).
+describe("the packages' published declarations", () => {
+  beforeAll(() => ensureServerBuilt(), 200_000);
+
+  it.each(packages)("of %s import only what an npm install of it provides, with types", (pkg) => {
+    const dir = join(repoRoot, "packages", pkg);
+    const manifest = manifestOf(dir);
+    const deps = manifest.dependencies ?? {};
+    const missing: string[] = [];
+    for (const [specifier, file] of bareImports(publishedEntries(dir, manifest))) {
+      const name = packageName(specifier);
+      const typesPackage = `@types/${name.replace(/^@/, "").replace("/", "__")}`;
+      const provided = name in deps && (shipsTypes(dir, name) || typesPackage in deps);
+      if (!provided) missing.push(`${specifier} (in ${file.slice(dir.length + 1)})`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
