@@ -10,7 +10,7 @@ import { submitKycVersionBodySchema } from "./kyc-versions/schemas.js";
 import { createMandateBodySchema, revokeMandateBodySchema } from "./mandates/schemas.js";
 import { createPayoutBodySchema } from "./payouts/schemas.js";
 import { createTopupIntentBodySchema } from "./topups/schemas.js";
-import { validateInput } from "./validation/validate.js";
+import { validateBody } from "./validation/validate.js";
 
 /**
  * The tenant API's request bodies, by the core function each is the input of. The routes pass
@@ -50,10 +50,8 @@ export function parseRequestBody<K extends keyof typeof requestBodySchemas>(
   operation: K,
   body: unknown,
 ): RequestBodyOf<K> {
-  // As the routes: every body is a JSON object (a strict object of optional fields would take []).
-  if (Array.isArray(body)) throw new DomainError("InvalidRequest", "The request body must be a JSON object");
   try {
-    return validateInput(requestBodySchemas[operation], body, "body") as RequestBodyOf<K>;
+    return validateBody(requestBodySchemas[operation], body) as RequestBodyOf<K>;
   } catch (e) {
     if (e instanceof HttpError) throw new DomainError("InvalidRequest", e.body.message, e.body.details);
     throw e;

@@ -3,8 +3,7 @@ import type { Hono, MiddlewareHandler } from "hono";
 import * as v from "valibot";
 import type { ApiDeps } from "../app/api-deps.js";
 import type { AppEnv } from "../app/env.js";
-import { invalidRequest } from "../errors/http-error.js";
-import { parseJsonBody, validateInput } from "../validation/validate.js";
+import { parseJsonBody, validateBody, validateInput } from "../validation/validate.js";
 import { idempotentWrite, readIdempotencyKey } from "./idempotent-write.js";
 import type { ErasedCall, RouteEntry } from "./route-entry.js";
 
@@ -58,9 +57,7 @@ function routeHandler(entry: RouteEntry, deps: ApiDeps): MiddlewareHandler<AppEn
     // holds for every write, tenant or operator. A GET's body is never read (read-body.ts).
     if (entry.body !== undefined || entry.method !== "GET") {
       c.set("json", parseJsonBody(c.var.rawBody));
-      // Every body is a JSON object; valibot's strictObject would take `[]` for an all-optional object.
-      if (Array.isArray(c.var.json)) throw invalidRequest("The request body must be a JSON object");
-      const validated = validateInput(entry.body ?? NO_BODY, c.var.json, "body");
+      const validated = validateBody(entry.body ?? NO_BODY, c.var.json);
       body = entry.body === undefined ? undefined : validated;
     }
     const auth = entry.auth === "signature" ? c.var.auth : undefined;

@@ -49,9 +49,6 @@ function toDetail(issue: v.GenericIssue, source: InputSource): ErrorDetail {
   return { field, issue: issue.message };
 }
 
-/** U+0000 (Postgres text cannot hold it, so Postgres alone failed with a 500) or a lone surrogate. */
-const isUnstorable = (s: string) => !isStorableText(s);
-
 /**
  * The path of the first string (value or object key) no store can keep as sent, or null.
  * Iterative, with parent links instead of path copies: a hostile body may nest thousands deep.
@@ -68,17 +65,26 @@ export function findUnstorableText(value: unknown): (string | number)[] | null {
     const node = stack.pop() as Node;
     const v = node.value;
     if (typeof v === "string") {
-      if (isUnstorable(v)) return pathOf(node);
+      if (!isStorableText(v)) return pathOf(node);
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: i, parent: node });
     } else if (v !== null && typeof v === "object") {
       for (const [k, child] of Object.entries(v)) {
-        if (isUnstorable(k)) return pathOf(node, k);
+        if (!isStorableText(k)) return pathOf(node, k);
         stack.push({ value: child, key: k, parent: node });
       }
     }
   }
   return null;
+}
+
+/**
+ * A request body: a JSON object (valibot's strictObject would take `[]` for an all-optional
+ * object), then `validateInput` against `schema`.
+ */
+export function validateBody<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  if (Array.isArray(value)) throw invalidRequest("The request body must be a JSON object");
+  return validateInput(schema, value, "body");
 }
 
 /** `[{key:"identifiers"},{key:0},{key:"value"}]` -> `identifiers[0].value`. */

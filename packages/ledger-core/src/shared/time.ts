@@ -71,6 +71,9 @@ export const RFC3339 =
 const INSTANT_MS_MIN = new Date("0000-01-01T00:00:00.000Z").getTime();
 const INSTANT_MS_MAX = new Date("9999-12-31T23:59:59.999Z").getTime();
 
+/** Whether `ms` is an instant the stores can compare as text (see INSTANT_MS_MIN); NaN is not. */
+export const isTextOrderedInstant = (ms: number): boolean => ms >= INSTANT_MS_MIN && ms <= INSTANT_MS_MAX;
+
 const daysInMonth = (year: number, month: number) => {
   const d = new Date(0);
   d.setUTCFullYear(year, month, 0);
@@ -109,5 +112,5 @@ export function boundInstantMs(text: string, bound: "lower" | "upper"): number |
     d.getTime() -
     sign * (offsetHours * 60 + offsetMinutes) * 60_000 +
     (beyondMs && bound === "lower" ? 1 : 0);
-  return ms < INSTANT_MS_MIN || ms > INSTANT_MS_MAX ? null : ms;
+  return isTextOrderedInstant(ms) ? ms : null;
 }

@@ -8,6 +8,7 @@ import {
   WalletApiError,
   WalletNetworkError,
 } from "@wallet/client";
+import { CURRENCY_CODE } from "@wallet/ledger-core";
 import { parseCommandArgs } from "./args.js";
 import { callOptions, resolveCredentials } from "./call-command.js";
 import { type CliIo, line, UsageError } from "./io.js";
@@ -59,7 +60,8 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
   const railCode = values.rail ?? "sandbox_mobile";
   const beneficiary = values.beneficiary ?? "POWERCO";
   const currency = values.currency ?? "KES";
-  if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError("--currency: expected an ISO-4217 code such as KES");
+  if (!CURRENCY_CODE.test(currency))
+    throw new UsageError("--currency: expected an ISO-4217 code such as KES");
   const run = randomUUID().slice(0, 8);
   const out = (text: string) => io.stdout(line(text));
 

@@ -1,5 +1,6 @@
 import {
   boundInstantMs,
+  CURRENCY_CODE,
   eventTypes,
   hasCodePointsBetween,
   payoutOutcomes,
@@ -50,7 +51,7 @@ const code = pattern(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "a code of 1-64 charac
 const entityCode = pattern(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/, "a code of 1-40 characters [A-Za-z0-9_.-]");
 const tenantId = pattern(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "an id of 1-64 characters [A-Za-z0-9_-]");
 const kid = pattern(/^[A-Za-z0-9._:-]{1,64}$/, "a kid of 1-64 characters [A-Za-z0-9._:-]");
-const currency = pattern(/^[A-Z]{3}$/, "a currency of 3 upper-case letters");
+const currency = pattern(CURRENCY_CODE, "a currency of 3 upper-case letters");
 const sha256Hex = pattern(/^[0-9a-f]{64}$/, "64 lower-case hex characters (SHA-256)");
 const bool = v.boolean("expected true or false");
 

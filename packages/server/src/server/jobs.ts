@@ -24,7 +24,7 @@ export type JobName = (typeof jobNames)[number];
 
 type BatchJob = (deps: CoreDeps, tx: Tx, asOfIso: string, limit: number) => Promise<number>;
 
-const batchJobs: Record<"activate-mandates" | "expire-mandates" | "expire-topups", BatchJob> = {
+export const batchJobs: Record<"activate-mandates" | "expire-mandates" | "expire-topups", BatchJob> = {
   "activate-mandates": activateDueMandates,
   "expire-mandates": expireDueMandates,
   "expire-topups": expireTopups,

@@ -1,10 +1,8 @@
 import {
-  activateDueMandates,
   type Clock,
   type CoreDeps,
   createUlidGenerator,
-  expireDueMandates,
-  expireTopups,
+  isTextOrderedInstant,
   notFound,
   type RequestContext,
   refuse,
@@ -20,7 +18,7 @@ import { createNodeRandom } from "../crypto/node-random.js";
 import { assertPiiKeysOpenStore } from "../crypto/pii-keys-in-use.js";
 import { firstLine, StartupError } from "../startup-error.js";
 import { redactDatabaseUrl } from "./database-url.js";
-import { runBatchJob } from "./jobs.js";
+import { batchJobs, runBatchJob } from "./jobs.js";
 
 export interface OpenLedgerOptions {
   config: WalletConfig;
@@ -50,7 +48,7 @@ export interface OpenedLedger {
    * Runs the time-driven jobs once, as of now (or `asOf`): mandates due to start or end, top-up
    * intents past their expiry. `wallet serve` runs them every 5 s; an embedding service calls this
    * on its own timer. Returns how many items each moved; an `asOf` that is no instant of the
-   * years 1970-9999 is InvalidRequest.
+   * years 0000-9999 is InvalidRequest.
    */
   runDueJobs(
     asOf?: Date,
@@ -97,16 +95,15 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
     },
     async runDueJobs(asOf = clock.now()) {
       // The jobs compare ISO strings: past year 9999 one sorts before today's and moves nothing.
-      const ms = asOf instanceof Date ? asOf.getTime() : Number.NaN;
-      if (!(ms >= 0 && ms <= LAST_ISO_INSTANT_MS)) {
-        refuse("InvalidRequest", "asOf must be a valid instant between the years 1970 and 9999", [
-          { field: "asOf", issue: "must be a valid instant between the years 1970 and 9999" },
+      if (!(asOf instanceof Date && isTextOrderedInstant(asOf.getTime()))) {
+        refuse("InvalidRequest", "asOf must be a valid instant of the years 0000 to 9999", [
+          { field: "asOf", issue: "must be a valid instant of the years 0000 to 9999" },
         ]);
       }
       return {
-        activatedMandates: await runBatchJob(store.uow, deps, activateDueMandates, asOf),
-        expiredMandates: await runBatchJob(store.uow, deps, expireDueMandates, asOf),
-        expiredTopups: await runBatchJob(store.uow, deps, expireTopups, asOf),
+        activatedMandates: await runBatchJob(store.uow, deps, batchJobs["activate-mandates"], asOf),
+        expiredMandates: await runBatchJob(store.uow, deps, batchJobs["expire-mandates"], asOf),
+        expiredTopups: await runBatchJob(store.uow, deps, batchJobs["expire-topups"], asOf),
       };
     },
     close: () => store.close(),
@@ -114,9 +111,6 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
 }
 
 export const systemClock: Clock = { now: () => new Date() };
-
-/** 9999-12-31T23:59:59.999Z: the last instant an ISO string of four year digits can say. */
-const LAST_ISO_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** The ports the use cases get, built from node:crypto and the config's catalog. */
 export function createCoreDeps(

@@ -357,6 +357,19 @@ describe.each(pages)("docs/%s", (page) => {
   });
 });
 
+/** tsconfig.typecheck.json's `paths` (each package to its sources), absolute. */
+function sourcePaths(): Record<string, string[]> {
+  const { compilerOptions } = JSON.parse(readFileSync(join(repoRoot, "tsconfig.typecheck.json"), "utf8")) as {
+    compilerOptions: { paths: Record<string, string[]> };
+  };
+  return Object.fromEntries(
+    Object.entries(compilerOptions.paths).map(([name, targets]) => [
+      name,
+      targets.map((t) => join(repoRoot, t)),
+    ]),
+  );
+}
+
 describe("the TypeScript samples", () => {
   it("type-check against the packages' sources, as a tenant's code would (tsc, strict)", () => {
     const dir = mkdtempSync(join(tmpdir(), "wallet-docs-tsc-"));
@@ -386,16 +399,8 @@ describe("the TypeScript samples", () => {
           incremental: false,
           types: ["node"],
           typeRoots: [join(repoRoot, "node_modules/@types")],
-          // The packages' sources, as in tsconfig.typecheck.json: docs/embedding.md uses them all.
-          paths: Object.fromEntries(
-            [
-              ["@wallet/ledger-core/memory", "ledger-core/src/memory"],
-              ...["ledger-core", "persistence", "http-adapter", "webhooks", "server", "client"].map((p) => [
-                `@wallet/${p}`,
-                `${p}/src`,
-              ]),
-            ].map(([name, dir]) => [name, [join(repoRoot, `packages/${dir}/index.ts`)]]),
-          ),
+          // The packages' sources, as tsconfig.typecheck.json maps them: docs/embedding.md uses them all.
+          paths: sourcePaths(),
         },
         include: ["**/*.ts"],
       }),
