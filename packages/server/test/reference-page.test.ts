@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tenantOpenApiDocument } from "@wallet/http-adapter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withReferencePage } from "../src/reference/reference-page.js";
 import type { RunningServer } from "../src/server/start-server.js";
 import { e2eConfig, start } from "./running-server.js";
 
@@ -79,6 +80,27 @@ describe("GET /docs over HTTP", () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+describe("GET /docs without the optional @scalar/api-reference", () => {
+  const api = () => new Response("from the API", { status: 200 });
+  const fetchDocs = withReferencePage(api, { bundle: () => null });
+  const get = (path: string, method = "GET") => fetchDocs(new Request(`http://127.0.0.1${path}`, { method }));
+
+  it("answers 404 with a page that says what is missing and where the document is", async () => {
+    const res = await get("/docs");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await res.text();
+    expect(html).toContain("@scalar/api-reference");
+    expect(html).toContain("GET /api/v1/tenant/openapi.json");
+    expect(html).not.toContain("<script");
+    expect((await get("/docs", "HEAD")).status).toBe(404);
+    const bundle = await get("/docs/scalar.js");
+    expect(bundle.status).toBe(404);
+    expect(await bundle.text()).toContain("not installed");
+    expect(await (await get("/api/v1/tenant/health")).text()).toBe("from the API");
   });
 });
 

@@ -9,6 +9,10 @@ import { tenantOpenApiDocument } from "@wallet/http-adapter";
  * - `GET /docs/init.js`: starts Scalar on it (no inline script, so the CSP allows only 'self');
  * - `GET /docs/scalar.js`: Scalar's standalone bundle, read from node_modules (no CDN).
  *
+ * `@scalar/api-reference` is an optional dependency (most of an install's weight, with Vue): a
+ * service that embeds the ledger can leave it out (`npm install --omit=optional`), and `/docs`
+ * then answers 404 with a page that says how to get it.
+ *
  * It lives outside `/api/v1/tenant`, where every route but /health is signed (spec,
  * Authentication). Serving the document unauthenticated here is safe: it is generated from the
  * route registry alone (paths, schemas, descriptions), identical for every tenant and deployment,
@@ -63,6 +67,21 @@ const initScript = `"use strict";
 /** JSON that is safe inside a <script> element: no "</script>", no "<!--". */
 const scriptSafeJson = (value: unknown) => JSON.stringify(value).replaceAll("<", "\\u003c");
 
+/** `/docs` when the bundle is not installed: what is missing, and where the document is. */
+const notInstalledHtml = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Tenant Wallet API reference</title>
+</head>
+<body>
+<p>The interactive API reference is not installed on this server: it needs the optional
+dependency <code>@scalar/api-reference</code>, which the install left out.</p>
+<p>The same document is served, signed, at <code>GET /api/v1/tenant/openapi.json</code>.</p>
+</body>
+</html>
+`;
+
 function pageHtml(document: unknown): string {
   return `<!doctype html>
 <html lang="en">
@@ -112,6 +131,13 @@ export function withReferencePage<F extends Fetch>(fetch: F, options: ReferenceP
     const { pathname } = new URL(request.url);
     const head = request.method === "HEAD";
     if (pathname === REFERENCE_PATH || pathname === `${REFERENCE_PATH}/`) {
+      bundle ??= (options.bundle ?? loadBundle)();
+      if (bundle === null) {
+        return new Response(head ? null : notInstalledHtml, {
+          status: 404,
+          headers: { ...commonHeaders, "Content-Type": "text/html; charset=utf-8" },
+        });
+      }
       html ??= pageHtml(options.document ?? tenantOpenApiDocument());
       return new Response(head ? null : html, {
         headers: {
@@ -135,7 +161,7 @@ export function withReferencePage<F extends Fetch>(fetch: F, options: ReferenceP
       bundle ??= (options.bundle ?? loadBundle)();
       if (bundle === null) {
         return new Response("The API reference bundle (@scalar/api-reference) is not installed.\n", {
-          status: 503,
+          status: 404,
           headers: { ...commonHeaders, "Content-Type": "text/plain; charset=utf-8" },
         });
       }
