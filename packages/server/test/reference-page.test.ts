@@ -84,7 +84,7 @@ describe("GET /docs over HTTP", () => {
 });
 
 describe("GET /docs without the optional @scalar/api-reference", () => {
-  const api = () => new Response("from the API", { status: 200 });
+  const api = (_request: Request) => new Response("from the API", { status: 200 });
   const fetchDocs = withReferencePage(api, { bundle: () => null });
   const get = (path: string, method = "GET") => fetchDocs(new Request(`http://127.0.0.1${path}`, { method }));
 
