@@ -59,6 +59,7 @@ export {
   WalletNetworkError,
   walletErrorCodes,
 } from "./client/wallet-api-error.js";
+export { canonicalJson } from "./encoding/canonical-json.js";
 export { sha256Hex } from "./encoding/sha256-hex.js";
 export * from "./generated/api-types.js";
 export {
@@ -70,6 +71,7 @@ export {
   publicKeyPemFromBytes,
   publicKeyPemFromPrivate,
 } from "./keys/ed25519-keys.js";
+export { receiptHash, verifyReceipt } from "./receipts/receipt-hash.js";
 export { type CanonicalRequestParts, canonicalRequestString } from "./signing/canonical-request-string.js";
 export { type SignedRequestHeaders, type SignRequestInput, signRequest } from "./signing/sign-request.js";
 export {

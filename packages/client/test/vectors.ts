@@ -36,3 +36,11 @@ export interface BindingVectors {
 
 export const signingVectors = read<SigningVectors>("request-signing.json");
 export const bindingVectors = read<BindingVectors>("transaction-binding.json");
+
+export interface ReceiptVector {
+  receipt: Record<string, unknown>;
+  canonical: string;
+  receiptHash: string;
+}
+
+export const receiptVector = read<ReceiptVector>("receipt-hash.json");

@@ -7,6 +7,7 @@ import {
   createWalletClient,
   type OnboardCustomerRequest,
   type ResponseEvent,
+  verifyReceipt,
   verifyWebhook,
   WalletApiError,
   type WalletClient,
@@ -316,6 +317,7 @@ describe("the SDK against the real server", () => {
       state: "completed",
     });
     expect(receipt.receiptHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(verifyReceipt(receipt)).toBe(true);
     expect((await client.operations.receipt(payout.uid)).receiptHash).toBe(receipt.receiptHash);
 
     // Revocation is terminal: a second one is a typed 409.
