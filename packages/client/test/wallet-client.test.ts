@@ -388,7 +388,7 @@ describe("createWalletClient: retries", () => {
     expect(received).toHaveLength(1);
   });
 
-  it.each([400, 401, 403, 404, 409, 422])("does not retry a %i", async (status) => {
+  it.each([400, 403, 404, 409, 422])("does not retry a %i", async (status) => {
     script = [
       { status, body: { error: "Whatever", message: "no" } },
       { status: 200, body: {} },
@@ -396,6 +396,35 @@ describe("createWalletClient: retries", () => {
     const error = await errorOf(client().request("POST", "/wallet-credits", { body: {} }));
     expect(error).toBeInstanceOf(WalletApiError);
     expect((error as WalletApiError).status).toBe(status);
+    expect(received).toHaveLength(1);
+  });
+
+  it("tries a 401 once more at once, signed for the next second: another process may have sent the same request", async () => {
+    const unauthorized = { status: 401, body: { error: "Unauthorized", message: "Authentication failed" } };
+    script = [unauthorized, { status: 200, body: { ok: 1 } }];
+    const res = await client().request("GET", "/operations?limit=1");
+    expect(res.body).toEqual({ ok: 1 });
+    expect(res.attempts).toBe(2);
+    const [first, second] = received.map((r) => Number(header(r.headers, "x-timestamp")));
+    expect(second).toBe(first! + 1);
+    expect(received[1]!.atMs - received[0]!.atMs).toBeLessThan(500);
+
+    // Only once: a second 401 is the answer.
+    received = [];
+    script = [unauthorized, unauthorized, { status: 200, body: {} }];
+    const error = (await errorOf(
+      client().request("POST", "/wallet-credits", { body: {} }),
+    )) as WalletApiError;
+    expect(error.status).toBe(401);
+    expect(received).toHaveLength(2);
+    expect(header(received[1]!.headers, "idempotency-key")).toBe(
+      header(received[0]!.headers, "idempotency-key"),
+    );
+
+    // And not past the configured attempts.
+    received = [];
+    script = [unauthorized, { status: 200, body: {} }];
+    await errorOf(client({ retry: { attempts: 1 } }).request("GET", "/health"));
     expect(received).toHaveLength(1);
   });
 
@@ -448,6 +477,30 @@ describe("createWalletClient: retries", () => {
     expect(received).toHaveLength(2);
   });
 
+  it("says a write aborted after it was sent has an unknown outcome, with its key; one never sent is just cancelled", async () => {
+    script = ["hang"];
+    const controller = new AbortController();
+    const reason = new Error("caller gave up");
+    const pending = client().walletCredits.create({} as never, { signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 50);
+    const error = await errorOf(pending);
+    expect(error).toBeInstanceOf(WalletNetworkError);
+    expect(error).toMatchObject({
+      idempotencyKey: header(received[0]!.headers, "idempotency-key"),
+      requestId: header(received[0]!.headers, "x-request-id"),
+      attempts: 1,
+      cause: reason,
+    });
+    expect((error as Error).message).toMatch(/outcome is unknown/);
+
+    received = [];
+    const cancelled = await errorOf(
+      client().walletCredits.create({} as never, { signal: AbortSignal.abort(reason) }),
+    );
+    expect(cancelled).toBe(reason);
+    expect(received).toHaveLength(0);
+  });
+
   it("stops waiting when the caller aborts", async () => {
     script = [
       { status: 503, headers: { "Retry-After": "5" }, body: { error: "ServiceUnavailable", message: "x" } },
@@ -480,6 +533,38 @@ describe("createWalletClient: errors", () => {
       details,
       requestId: "srv-req-42",
     });
+  });
+
+  it("carries a write's Idempotency-Key, to repeat it by when the outcome is unknown", async () => {
+    const inUse = { status: 409, body: { error: "IdempotencyKeyInUse", message: "still running" } };
+    script = [inUse, inUse];
+    const error = (await errorOf(
+      client({ retry: { attempts: 2, baseDelayMs: 1 } }).walletCredits.create({} as never),
+    )) as WalletApiError;
+    expect(error.code).toBe("IdempotencyKeyInUse");
+    expect(error.idempotencyKey).toMatch(uuidPattern);
+    expect(error.idempotencyKey).toBe(header(received[0]!.headers, "idempotency-key"));
+
+    script = [{ status: 404, body: { error: "NotFound", message: "no" } }];
+    expect(
+      ((await errorOf(client().operations.get("op_1"))) as WalletApiError).idempotencyKey,
+    ).toBeUndefined();
+  });
+
+  it("names this machine's clock in a 401 when the service's Date is about the tolerance away", async () => {
+    const unauthorized = (date: Date) => ({
+      status: 401,
+      headers: { Date: date.toUTCString() },
+      body: { error: "Unauthorized", message: "Authentication failed" },
+    });
+    script = [unauthorized(new Date(Date.now() - 600_000)), unauthorized(new Date(Date.now() - 600_000))];
+    const skewed = (await errorOf(client().health())) as WalletApiError;
+    expect(skewed.message).toMatch(
+      /^Authentication failed \(this machine's clock is 60\d s ahead of the service's Date header; X-Timestamp must be within 300 s/,
+    );
+
+    script = [unauthorized(new Date()), unauthorized(new Date())];
+    expect(((await errorOf(client().health())) as WalletApiError).message).toBe("Authentication failed");
   });
 
   it("reports a 422 refusal by its code", async () => {

@@ -17,6 +17,10 @@ const writeMethods: ReadonlySet<HttpMethod> = new Set(["POST", "PATCH"]);
 // Timestamps run ahead of the clock only when identical requests repeat within a second; beyond
 // this lead the client waits instead, staying well inside the server's 300-second tolerance.
 const TIMESTAMP_LEAD_MAX_SECONDS = 30;
+/** The spec's tolerance for X-Timestamp against the service's clock. */
+const TIMESTAMP_TOLERANCE_SECONDS = 300;
+// A 401 names the clock when it is this far off: near the tolerance, where it is the likely cause.
+const CLOCK_SKEW_HINT_SECONDS = TIMESTAMP_TOLERANCE_SECONDS - 10;
 
 export type QueryValue = string | number | boolean;
 
@@ -196,16 +200,32 @@ function isRetryableAnswer(answer: RawAnswer, keyed: boolean): boolean {
   return keyed && status === 409 && errorBodyOf(answer.text)?.error === "IdempotencyKeyInUse";
 }
 
-function apiError(answer: RawAnswer, requestId: string): WalletApiError {
+/**
+ * What a 401 can say about this machine's clock: the service's 401 never names the check that
+ * failed, but its Date header tells a clock off by about the timestamp tolerance (300 s).
+ */
+function clockSkewHint(response: Response, nowMs: number): string {
+  const date = response.headers.get("Date");
+  const serverMs = date === null ? Number.NaN : Date.parse(date);
+  if (Number.isNaN(serverMs)) return "";
+  const skewSeconds = Math.round((nowMs - serverMs) / 1000);
+  if (Math.abs(skewSeconds) < CLOCK_SKEW_HINT_SECONDS) return "";
+  const direction = skewSeconds > 0 ? "ahead of" : "behind";
+  return ` (this machine's clock is ${Math.abs(skewSeconds)} s ${direction} the service's Date header; X-Timestamp must be within ${TIMESTAMP_TOLERANCE_SECONDS} s of the service's clock)`;
+}
+
+function apiError(answer: RawAnswer, requestId: string, idempotencyKey: string | undefined): WalletApiError {
   const { status } = answer.response;
   const body = errorBodyOf(answer.text);
   const details = Array.isArray(body?.details) ? (body.details as WalletApiErrorDetail[]) : undefined;
+  const message = typeof body?.message === "string" ? body.message : `HTTP ${status} without an error body`;
   return new WalletApiError({
     status,
     code: typeof body?.error === "string" ? body.error : "HttpError",
-    message: typeof body?.message === "string" ? body.message : `HTTP ${status} without an error body`,
+    message: status === 401 ? message + clockSkewHint(answer.response, Date.now()) : message,
     details,
     requestId,
+    idempotencyKey,
   });
 }
 
@@ -307,73 +327,98 @@ export function createWalletClient(options: WalletClientOptions): WalletClient {
     if (body !== undefined) baseHeaders["Content-Type"] = "application/json";
     if (idempotencyKey !== undefined) baseHeaders["Idempotency-Key"] = idempotencyKey;
 
-    for (let attemptNo = 1; ; attemptNo++) {
-      signal?.throwIfAborted();
-      const nowSeconds = epochSeconds();
-      const timestamp = timestamps.next(signedRequestKey, nowSeconds);
-      const leadSeconds = timestamp - nowSeconds - TIMESTAMP_LEAD_MAX_SECONDS;
-      if (leadSeconds > 0) await sleep(leadSeconds * 1000, signal);
-      // Re-signed on every try: the server refuses a signature it has already seen.
-      const authHeaders = signRequest({
-        method,
-        pathAndQuery,
-        body: body ?? "",
-        apiKey,
-        kid,
-        privateKey: seed,
-        timestamp,
-      });
-      const init: RequestInit = { method, headers: { ...baseHeaders, ...authHeaders } };
-      if (body !== undefined) init.body = body;
+    // Tries handed to fetch: once there is one, a write the caller aborts may have run.
+    let attemptsSent = 0;
+    let unauthorizedRetried = false;
+    try {
+      for (let attemptNo = 1; ; attemptNo++) {
+        signal?.throwIfAborted();
+        const nowSeconds = epochSeconds();
+        const timestamp = timestamps.next(signedRequestKey, nowSeconds);
+        const leadSeconds = timestamp - nowSeconds - TIMESTAMP_LEAD_MAX_SECONDS;
+        if (leadSeconds > 0) await sleep(leadSeconds * 1000, signal);
+        // Re-signed on every try: the server refuses a signature it has already seen.
+        const authHeaders = signRequest({
+          method,
+          pathAndQuery,
+          body: body ?? "",
+          apiKey,
+          kid,
+          privateKey: seed,
+          timestamp,
+        });
+        const init: RequestInit = { method, headers: { ...baseHeaders, ...authHeaders } };
+        if (body !== undefined) init.body = body;
 
-      let answer: RawAnswer;
-      try {
-        answer = await attempt(url, init, signal);
-      } catch (cause) {
-        if (signal?.aborted) throw signal.reason;
-        if (attemptNo >= attemptsMax) {
-          throw new WalletNetworkError(`${method} ${path} failed: no answer from the service`, {
-            requestId,
-            idempotencyKey,
-            attempts: attemptNo,
-            cause,
-          });
+        let answer: RawAnswer;
+        try {
+          attemptsSent++;
+          answer = await attempt(url, init, signal);
+        } catch (cause) {
+          if (signal?.aborted) throw signal.reason;
+          if (attemptNo >= attemptsMax) {
+            throw new WalletNetworkError(`${method} ${path} failed: no answer from the service`, {
+              requestId,
+              idempotencyKey,
+              attempts: attemptNo,
+              cause,
+            });
+          }
+          await sleep(retryDelayMs(attemptNo, null, policy), signal);
+          continue;
         }
-        await sleep(retryDelayMs(attemptNo, null, policy), signal);
-        continue;
-      }
 
-      const { response } = answer;
-      const answeredRequestId = response.headers.get("X-Request-Id") ?? requestId;
-      if (response.ok) {
-        const parsed = parseJson(answer.text);
-        const replayedHeader = response.headers.get("Idempotent-Replayed");
-        const replayed = replayedHeader === null ? undefined : replayedHeader.toLowerCase() === "true";
-        report(response.status, answeredRequestId, replayed, attemptNo);
-        if (!parsed.ok) {
-          throw new WalletApiError({
+        const { response } = answer;
+        const answeredRequestId = response.headers.get("X-Request-Id") ?? requestId;
+        if (response.ok) {
+          const parsed = parseJson(answer.text);
+          const replayedHeader = response.headers.get("Idempotent-Replayed");
+          const replayed = replayedHeader === null ? undefined : replayedHeader.toLowerCase() === "true";
+          report(response.status, answeredRequestId, replayed, attemptNo);
+          if (!parsed.ok) {
+            throw new WalletApiError({
+              status: response.status,
+              code: "InvalidResponse",
+              message: "The service answered with a body that is not JSON",
+              requestId: answeredRequestId,
+              idempotencyKey,
+            });
+          }
+          return {
             status: response.status,
-            code: "InvalidResponse",
-            message: "The service answered with a body that is not JSON",
+            headers: response.headers,
+            body: parsed.value as T,
             requestId: answeredRequestId,
-          });
+            idempotencyKey,
+            idempotentReplayed: replayed,
+            attempts: attemptNo,
+          };
         }
-        return {
-          status: response.status,
-          headers: response.headers,
-          body: parsed.value as T,
-          requestId: answeredRequestId,
-          idempotencyKey,
-          idempotentReplayed: replayed,
-          attempts: attemptNo,
-        };
+        // A 401 is tried once more, at once, with the next second's signature: another process
+        // signing with this key may have sent the same request in the same second (Ed25519 is
+        // deterministic, and the replay guard refuses a signature it has seen). Nothing ran.
+        if (response.status === 401 && !unauthorizedRetried && attemptNo < attemptsMax) {
+          unauthorizedRetried = true;
+          continue;
+        }
+        if (isRetryableAnswer(answer, idempotencyKey !== undefined) && attemptNo < attemptsMax) {
+          await sleep(retryDelayMs(attemptNo, response.headers.get("Retry-After"), policy), signal);
+          continue;
+        }
+        report(response.status, answeredRequestId, undefined, attemptNo);
+        throw apiError(answer, answeredRequestId, idempotencyKey);
       }
-      if (isRetryableAnswer(answer, idempotencyKey !== undefined) && attemptNo < attemptsMax) {
-        await sleep(retryDelayMs(attemptNo, response.headers.get("Retry-After"), policy), signal);
-        continue;
+    } catch (e) {
+      // The caller aborted a write after a try of it went out: it may have run. Say so, with the
+      // key to repeat it by, rather than the bare reason (a GET, or a write never sent, is simply
+      // cancelled).
+      if (signal?.aborted && e === signal.reason && attemptsSent > 0 && writeMethods.has(method)) {
+        throw new WalletNetworkError(
+          `${method} ${path} was aborted after it was sent: its outcome is unknown; repeat it with its idempotencyKey`,
+          { requestId, idempotencyKey, attempts: attemptsSent, cause: e },
+        );
       }
-      report(response.status, answeredRequestId, undefined, attemptNo);
-      throw apiError(answer, answeredRequestId);
+      throw e;
     }
   }
 

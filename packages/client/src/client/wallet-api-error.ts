@@ -46,6 +46,7 @@ export interface WalletApiErrorInit {
   message: string;
   details?: WalletApiErrorDetail[] | undefined;
   requestId: string;
+  idempotencyKey?: string | undefined;
 }
 
 /**
@@ -59,6 +60,12 @@ export class WalletApiError extends Error {
   readonly code: WalletErrorCode;
   readonly details: WalletApiErrorDetail[] | undefined;
   readonly requestId: string;
+  /**
+   * The Idempotency-Key the call sent (every write sends one). After a 5xx, a 409
+   * `IdempotencyKeyInUse` or an `InvalidResponse` the write's outcome is unknown: repeat it with
+   * this key, and the service answers what the first try did, or runs it once.
+   */
+  readonly idempotencyKey: string | undefined;
 
   constructor(init: WalletApiErrorInit) {
     super(init.message);
@@ -66,12 +73,14 @@ export class WalletApiError extends Error {
     this.code = init.code;
     this.details = init.details;
     this.requestId = init.requestId;
+    this.idempotencyKey = init.idempotencyKey;
   }
 }
 
 /**
  * No usable answer arrived (connection refused or reset, DNS failure, per-attempt timeout) after
- * `attempts` tries. For a write the outcome is unknown: repeat it with the same `idempotencyKey`.
+ * `attempts` tries, or the caller aborted a write after a try of it was sent (`cause` is then the
+ * signal's reason). For a write the outcome is unknown: repeat it with the same `idempotencyKey`.
  */
 export class WalletNetworkError extends Error {
   override readonly name = "WalletNetworkError";
