@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureServerBuilt, repoRoot } from "./reliability/support/server-process.js";
 
@@ -12,6 +12,7 @@ interface Manifest {
   typings?: string;
   exports?: unknown;
   dependencies?: Record<string, string>;
+  files?: string[];
 }
 
 const manifestOf = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
@@ -101,5 +102,31 @@ describe("the packages' published declarations", () => {
       if (!provided) missing.push(`${specifier} (in ${file.slice(dir.length + 1)})`);
     }
     expect(missing).toEqual([]);
+  });
+});
+
+// Stack traces (`--enable-source-maps`, tsx) and "go to definition" follow the maps into the
+// sources they name: those must be in the tarball, or they point at files that do not exist.
+describe("the packages' published source maps", () => {
+  beforeAll(() => ensureServerBuilt(), 200_000);
+
+  it.each(packages)("of %s name only sources the package ships", (pkg) => {
+    const dir = join(repoRoot, "packages", pkg);
+    const shipped = (manifestOf(dir).files ?? []).map((f) => resolve(dir, f));
+    const maps = readdirSync(join(dir, "dist"), { recursive: true, encoding: "utf8" }).filter((f) =>
+      f.endsWith(".map"),
+    );
+    expect(maps.length).toBeGreaterThan(0);
+    const unshipped: string[] = [];
+    for (const map of maps) {
+      const file = join(dir, "dist", map);
+      const { sources } = JSON.parse(readFileSync(file, "utf8")) as { sources: string[] };
+      for (const source of sources) {
+        const target = resolve(dirname(file), source);
+        const inTarball = shipped.some((root) => !relative(root, target).startsWith(".."));
+        if (!inTarball || !existsSync(target)) unshipped.push(`${source} (in ${map})`);
+      }
+    }
+    expect(unshipped).toEqual([]);
   });
 });
