@@ -86,3 +86,12 @@ export {
   type WebhookVerificationReason,
   webhookVerificationReasons,
 } from "./webhooks/verify-webhook.js";
+export {
+  type CustomerEventData,
+  type CustomerKycChangedData,
+  type MandateEventData,
+  type WalletEvent,
+  type WalletEventData,
+  type WalletEventType,
+  walletEventTypes,
+} from "./webhooks/wallet-events.js";

@@ -1,14 +1,19 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as server from "@wallet/webhooks";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+// The service's list, from its sources (the SDK depends on nothing of the server's).
+import { eventTypes } from "../../ledger-core/src/events/model.js";
 import {
   type HeaderSource,
+  type Operation,
   type ReceiverSecrets,
   signWebhookPayload,
   type VerifyWebhookOptions,
   verifyWebhook,
+  type WalletEvent,
   WebhookVerificationError,
+  walletEventTypes,
 } from "../src/index.js";
 
 // @wallet/webhooks re-exports this verifier; these cases pin its decisions (noble HMAC instead of
@@ -249,5 +254,24 @@ describe("verifyWebhook (SDK)", () => {
     );
     expect(event.data.operation.uid).toBe("op_01");
     expect(event.dedupKey).toBe("op_01:wallet_credit.completed:1");
+  });
+});
+
+describe("WalletEvent: the events typed by their type", () => {
+  it("lists exactly the event types the service may send", () => {
+    expect([...walletEventTypes]).toEqual([...eventTypes]);
+  });
+
+  it("narrows data by type, and verifyWebhook<D> still types data as D", () => {
+    const secrets = { wh1: vectors.secret };
+    const event = verifyWebhook(vector.rawBody, good, secrets, { nowSeconds: ts });
+    expectTypeOf(event).toEqualTypeOf<WalletEvent>();
+    if (event.type === "payout.failed") expectTypeOf(event.data.operation).toEqualTypeOf<Operation>();
+    if (event.type === "customer.kyc_changed")
+      expectTypeOf(event.data.customer.rejectionReason).toEqualTypeOf<string | null>();
+    if (event.type === "mandate.expired") expectTypeOf(event.data.mandate.walletUid).toBeString();
+    const custom = verifyWebhook<{ anything: number }>(vector.rawBody, good, secrets, { nowSeconds: ts });
+    expectTypeOf(custom.data.anything).toBeNumber();
+    expect(walletEventTypes).toContain(event.type);
   });
 });

@@ -1,6 +1,7 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import type { WalletEvent } from "./wallet-events.js";
 
 /*
  * Webhook verification for tenants (spec, Events). The same rules as `verifyWebhook` of
@@ -188,16 +189,33 @@ function parseEnvelope(rawBody: string | Uint8Array): WebhookEnvelope {
  * signature over `timestamp.rawBody` matches (constant time), and the body is an envelope whose id
  * matches X-Webhook-Id. Pass the raw body exactly as received: a re-serialized body will not verify.
  *
+ * Typed as a `WalletEvent`: `switch (event.type)` narrows `event.data` (the body's shape is the
+ * service's; only the envelope's own fields are checked here). `verifyWebhook<D>` types `data`
+ * as `D` instead.
+ *
  * @example
  *   const event = verifyWebhook(rawBody, req.headers, [{ kid: "wh1", secret, createdAt }]);
  *   if (await seen(event.dedupKey)) return; // delivery is at least once
+ *   if (event.type === "payout.failed") console.log(event.data.operation.uid);
  */
-export function verifyWebhook<D extends object = Record<string, unknown>>(
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: HeaderSource,
+  secrets: ReceiverSecrets,
+  opts?: VerifyWebhookOptions,
+): WalletEvent;
+export function verifyWebhook<D extends object>(
+  rawBody: string | Uint8Array,
+  headers: HeaderSource,
+  secrets: ReceiverSecrets,
+  opts?: VerifyWebhookOptions,
+): WebhookEnvelope<D>;
+export function verifyWebhook(
   rawBody: string | Uint8Array,
   headers: HeaderSource,
   secrets: ReceiverSecrets,
   opts: VerifyWebhookOptions = {},
-): WebhookEnvelope<D> {
+): WebhookEnvelope {
   const header = headerReader(headers);
   const nowSeconds = opts.nowSeconds ?? Date.now() / 1000;
   const toleranceSeconds = opts.toleranceSeconds ?? toleranceSecondsDefault;
@@ -236,5 +254,5 @@ export function verifyWebhook<D extends object = Record<string, unknown>>(
   const id = header("x-webhook-id");
   if (id !== undefined && id !== envelope.id)
     return fail("id_mismatch", "X-Webhook-Id differs from the body's id");
-  return envelope as WebhookEnvelope<D>;
+  return envelope;
 }

@@ -11,7 +11,8 @@ import {
   verifyWebhook,
   WalletApiError,
   type WalletClient,
-  type WebhookEnvelope,
+  type WalletEvent,
+  type WalletEventType,
 } from "../../src/index.js";
 import { type RealServer, startRealServer } from "./real-server.js";
 
@@ -19,7 +20,7 @@ import { type RealServer, startRealServer } from "./real-server.js";
 // with the webhooks it sends verified by the SDK's verifyWebhook on a real local receiver.
 
 const WEBHOOK_SECRET = "whsec_client_e2e_0123456789abcdef";
-const received: Array<{ event: WebhookEnvelope; ok: boolean }> = [];
+const received: Array<{ event: WalletEvent; ok: boolean }> = [];
 let receiver: Server;
 let real: RealServer;
 let client: WalletClient;
@@ -333,7 +334,7 @@ describe("the SDK against the real server", () => {
     // The webhooks sent meanwhile verify with the SDK's verifier.
     const types = await eventually(async () => {
       const seen = new Set(received.map((r) => r.event.type));
-      const wanted = [
+      const wanted: WalletEventType[] = [
         "customer.created",
         "wallet_credit.completed",
         "payout.confirmed",
@@ -346,6 +347,44 @@ describe("the SDK against the real server", () => {
     expect(received.every((r) => r.ok && r.event.apiVersion === "v1")).toBe(true);
     const creditEvent = received.find((r) => r.event.type === "wallet_credit.completed")!.event;
     expect(creditEvent.dedupKey.startsWith(`${credit.uid}:wallet_credit.completed:`)).toBe(true);
+    // Each event carries the one data key, and the fields, its WalletEvent type promises.
+    for (const { event } of received) {
+      switch (event.type) {
+        case "customer.created":
+        case "customer.status_changed":
+        case "customer.kyc_changed":
+          expect(Object.keys(event.data)).toEqual(["customer"]);
+          expect(event.data.customer).toMatchObject({ uid: expect.any(String), status: expect.any(String) });
+          break;
+        case "wallet.status_changed":
+          expect(Object.keys(event.data)).toEqual(["wallet"]);
+          expect(event.data.wallet).toMatchObject({
+            uid: expect.any(String),
+            customerUid: expect.any(String),
+          });
+          break;
+        case "mandate.created":
+        case "mandate.revoked":
+        case "mandate.status_changed":
+        case "mandate.expired":
+          expect(Object.keys(event.data)).toEqual(["mandate"]);
+          expect(event.data.mandate).toEqual({
+            uid: mandate.uid,
+            status: expect.any(String),
+            customerUid: mandate.customerUid,
+            walletUid: mandate.walletUid,
+            clientReference: mandate.clientReference,
+          });
+          break;
+        default:
+          expect(Object.keys(event.data)).toEqual(["operation"]);
+          expect(await client.operations.get(event.data.operation.uid)).toMatchObject({
+            uid: event.data.operation.uid,
+            type: event.data.operation.type,
+            amountMinor: event.data.operation.amountMinor,
+          });
+      }
+    }
   });
 
   it("iterates every operation once across pages while new ones are written", async () => {
