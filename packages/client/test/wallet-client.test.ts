@@ -290,6 +290,27 @@ describe("createWalletClient: what goes on the wire", () => {
     expect(events[0]!.idempotencyKey).toBe(header(received[0]!.headers, "idempotency-key"));
   });
 
+  it("tells a typed call's own onResponse its request id and replay, after the client's", async () => {
+    script = [{ status: 201, body: { uid: "op_1" }, headers: { "Idempotent-Replayed": "true" } }];
+    const order: string[] = [];
+    let seen: ResponseEvent | undefined;
+    const op = await client({ onResponse: () => order.push("client") }).walletCredits.create({} as never, {
+      idempotencyKey: "k-per-call",
+      onResponse: (e) => {
+        order.push("call");
+        seen = e;
+      },
+    });
+    expect(op).toEqual({ uid: "op_1" });
+    expect(order).toEqual(["client", "call"]);
+    expect(seen).toMatchObject({
+      status: 201,
+      idempotencyKey: "k-per-call",
+      idempotentReplayed: true,
+      requestId: header(received[0]!.headers, "x-request-id"),
+    });
+  });
+
   it("never repeats a signature when the same GET is sent twice within a second", async () => {
     const c = client();
     await c.operations.get("op_1");

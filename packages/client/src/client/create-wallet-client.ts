@@ -39,6 +39,14 @@ export interface CallOptions {
   requestId?: string;
   /** Cancels the call, including any wait between retries. */
   signal?: AbortSignal;
+  /**
+   * Called with this call's final answer, after the client's own `onResponse`: how a typed method
+   * tells its request id and whether the service replayed a stored answer. Must not throw.
+   *
+   * @example
+   * await client.walletCredits.create(body, { idempotencyKey, onResponse: (e) => log(e.requestId, e.idempotentReplayed) });
+   */
+  onResponse?: (event: ResponseEvent) => void;
 }
 
 export interface RequestOptions extends CallOptions {
@@ -311,8 +319,8 @@ export function createWalletClient(options: WalletClientOptions): WalletClient {
     const attemptsMax = retryable ? policy.attempts : 1;
     const signedRequestKey = `${signerId}\n${method}\n${pathAndQuery}\n${sha256Hex(body ?? "")}`;
     const startedMs = Date.now();
-    const report = (status: number, answeredRequestId: string, replayed: boolean | undefined, n: number) =>
-      options.onResponse?.({
+    const report = (status: number, answeredRequestId: string, replayed: boolean | undefined, n: number) => {
+      const event: ResponseEvent = {
         method,
         pathAndQuery,
         status,
@@ -321,7 +329,10 @@ export function createWalletClient(options: WalletClientOptions): WalletClient {
         idempotentReplayed: replayed,
         attempts: n,
         durationMs: Date.now() - startedMs,
-      });
+      };
+      options.onResponse?.(event);
+      requestOptions.onResponse?.(event);
+    };
 
     const baseHeaders: Record<string, string> = { Accept: "application/json", "X-Request-Id": requestId };
     if (body !== undefined) baseHeaders["Content-Type"] = "application/json";
