@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -94,6 +94,30 @@ describe("resolvePiiKeys", () => {
     expect(second.currentKeyId).toBe(first.currentKeyId);
     expect(createAesGcmVault(second).open(sealed)).toBe("+254700000001");
     expect(readFileSync(file, "utf8").trim()).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+  });
+
+  it("creates the key whole, leaves no temporary file, and never replaces a key that exists", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "wallet-pii-"));
+    const file = join(dataDir, "pii.key");
+    const k = key().toString("base64");
+    writeFileSync(file, `${k}\n`, { mode: 0o600 });
+    expect(resolvePiiKeys({ env: {}, sandbox: true, dataDir }).currentKeyId).toBe(
+      keyIdOf(Buffer.from(k, "base64")),
+    );
+    expect(readFileSync(file, "utf8")).toBe(`${k}\n`);
+    expect(readdirSync(dataDir)).toEqual(["pii.key"]);
+
+    const fresh = mkdtempSync(join(tmpdir(), "wallet-pii-"));
+    resolvePiiKeys({ env: {}, sandbox: true, dataDir: fresh });
+    expect(readdirSync(fresh)).toEqual(["pii.key"]);
+  });
+
+  it("refuses an empty key file, left by a start stopped while writing it, in one line", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "wallet-pii-"));
+    writeFileSync(join(dataDir, "pii.key"), "", { mode: 0o600 });
+    expect(() => resolvePiiKeys({ env: {}, sandbox: true, dataDir })).toThrow(
+      /pii\.key is empty \(a first start was stopped while writing it\): delete it and start again$/,
+    );
   });
 
   it("prefers WALLET_PII_KEY when set", () => {

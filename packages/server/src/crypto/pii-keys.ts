@@ -1,5 +1,14 @@
 import { createHash, hkdfSync, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { StartupError } from "../startup-error.js";
 import type { AesGcmVaultOptions } from "./aes-gcm-vault.js";
@@ -49,13 +58,40 @@ export function resolvePiiKeys(options: ResolvePiiKeysOptions): AesGcmVaultOptio
   }
   const file = join(options.dataDir, "pii.key");
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  createWholeOrNot(file, `${randomBytes(32).toString("base64")}\n`, 0o600);
+  const text = readFileSync(file, "utf8").trim();
+  if (text === "") {
+    // Only a release that wrote the file in place could leave it so, stopped mid-write; no start
+    // got past it, so nothing was sealed with it.
+    throw new StartupError(
+      `${file} is empty (a first start was stopped while writing it): delete it and start again`,
+    );
+  }
+  return { ...piiKeyRing(text, file), source: file };
+}
+
+/**
+ * Creates `file` holding `content`, whole or not at all, and never replaces a file of that name
+ * (another process's key, or an earlier run's): written and synced under a temporary name, then
+ * linked into place, which fails if the name exists. A process killed midway leaves at most the
+ * temporary file, never an empty or partial key.
+ */
+function createWholeOrNot(file: string, content: string, mode: number): void {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const fd = openSync(tmp, "wx", mode);
   try {
-    // "wx": never overwrite a key another process (or an earlier run) created.
-    writeFileSync(file, `${randomBytes(32).toString("base64")}\n`, { flag: "wx", mode: 0o600 });
+    writeFileSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(tmp, file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  } finally {
+    unlinkSync(tmp);
   }
-  return { ...piiKeyRing(readFileSync(file, "utf8").trim(), file), source: file };
 }
 
 function decodeKey(text: string): Buffer | null {
