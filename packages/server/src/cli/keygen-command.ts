@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { createFileOnce } from "../files/create-file-once.js";
 import { parseCommandArgs } from "./args.js";
 import { type CliIo, line, UsageError } from "./io.js";
 
@@ -26,14 +27,9 @@ export async function keygenCommand(argv: readonly string[], io: CliIo): Promise
   const privateKeyPem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
 
   mkdirSync(dirname(out), { recursive: true });
-  try {
-    writeFileSync(out, privateKeyPem, { flag: "wx", mode: 0o600 });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") {
-      io.stderr(line(`wallet: ${out} already exists; choose another --out`));
-      return 1;
-    }
-    throw e;
+  if (!createFileOnce(out, privateKeyPem, 0o600)) {
+    io.stderr(line(`wallet: ${out} already exists; choose another --out`));
+    return 1;
   }
 
   io.stdout(publicKeyPem);

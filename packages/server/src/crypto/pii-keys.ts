@@ -1,15 +1,7 @@
 import { createHash, hkdfSync, randomBytes } from "node:crypto";
-import {
-  closeSync,
-  fsyncSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createFileOnce } from "../files/create-file-once.js";
 import { StartupError } from "../startup-error.js";
 import type { AesGcmVaultOptions } from "./aes-gcm-vault.js";
 
@@ -58,7 +50,8 @@ export function resolvePiiKeys(options: ResolvePiiKeysOptions): AesGcmVaultOptio
   }
   const file = join(options.dataDir, "pii.key");
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  createWholeOrNot(file, `${randomBytes(32).toString("base64")}\n`, 0o600);
+  // Created once, whole: a start killed midway leaves no partial key, and one that exists stays.
+  createFileOnce(file, `${randomBytes(32).toString("base64")}\n`, 0o600);
   const text = readFileSync(file, "utf8").trim();
   if (text === "") {
     // Only a release that wrote the file in place could leave it so, stopped mid-write; no start
@@ -68,30 +61,6 @@ export function resolvePiiKeys(options: ResolvePiiKeysOptions): AesGcmVaultOptio
     );
   }
   return { ...piiKeyRing(text, file), source: file };
-}
-
-/**
- * Creates `file` holding `content`, whole or not at all, and never replaces a file of that name
- * (another process's key, or an earlier run's): written and synced under a temporary name, then
- * linked into place, which fails if the name exists. A process killed midway leaves at most the
- * temporary file, never an empty or partial key.
- */
-function createWholeOrNot(file: string, content: string, mode: number): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(tmp, "wx", mode);
-  try {
-    writeFileSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(tmp, file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-  } finally {
-    unlinkSync(tmp);
-  }
 }
 
 function decodeKey(text: string): Buffer | null {

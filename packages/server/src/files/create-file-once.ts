@@ -1,0 +1,28 @@
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, linkSync, openSync, unlinkSync, writeFileSync } from "node:fs";
+
+/**
+ * Creates `file` holding `content`, whole or not at all, and never replaces a file of that name
+ * (another process's key, an earlier run's, the user's): written and synced under a temporary
+ * name, then linked into place, which fails if the name exists. A process killed midway leaves at
+ * most the temporary file, never an empty or partial one. Returns false when `file` existed.
+ */
+export function createFileOnce(file: string, content: string, mode: number): boolean {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const fd = openSync(tmp, "wx", mode);
+  try {
+    writeFileSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(tmp, file);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  } finally {
+    unlinkSync(tmp);
+  }
+}
