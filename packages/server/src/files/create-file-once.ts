@@ -20,9 +20,25 @@ export function createFileOnce(file: string, content: string, mode: number): boo
     linkSync(tmp, file);
     return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code !== undefined && noHardLinks.has(code)) return createInPlace(file, content, mode);
     throw e;
   } finally {
     unlinkSync(tmp);
+  }
+}
+
+/** What a file system without hard links (some network and FUSE mounts) answers to link(). */
+const noHardLinks = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
+/** Where no hard link can be made: exclusive create in place (still never replaces a file). */
+function createInPlace(file: string, content: string, mode: number): boolean {
+  try {
+    writeFileSync(file, content, { flag: "wx", mode });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
   }
 }
