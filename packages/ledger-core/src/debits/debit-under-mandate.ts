@@ -53,13 +53,16 @@ export async function debitUnderMandate(
 ): Promise<OperationView> {
   assertPositiveAmount(input.amountMinor);
   const tenantId = ctx.tenant.id;
-  const mandate = await loadMandate(tx, ctx, mandateUid);
-  if (input.walletUid !== mandate.walletUid) {
+  const requested = await loadMandate(tx, ctx, mandateUid);
+  if (input.walletUid !== requested.walletUid) {
     refuse("UnprocessableEntity", "walletUid must be the mandate's own wallet", [
       { field: "walletUid", issue: "not the mandate's wallet" },
     ]);
   }
-  const party = await loadWalletParty(deps, tx, tenantId, mandate.walletUid);
+  const party = await loadWalletParty(deps, tx, tenantId, requested.walletUid);
+  // Read again under the wallet's lock: a revocation or suspension committed meanwhile is seen, and
+  // one still running waits for this debit (it locks the wallet first: lockMandateForChange).
+  const mandate = await loadMandate(tx, ctx, mandateUid);
   await assertClientReferenceUnused(tx, tenantId, "wallet_debit", input.clientReference);
   if (mandate.frequency === "one_time" && mandate.status === "completed") {
     frequencyExceeded("The one_time mandate has already completed its debit");

@@ -13,6 +13,7 @@ import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import { assertCanHoldMandate } from "../wallets/status-rules.js";
 import type { AmountRule, Mandate, MandateFrequency } from "./model.js";
+import { lockMandateForChange } from "./read-mandates.js";
 import { assertMandateOpen, collectingBeneficiary, emitMandateEvent, revokeMandateRecord } from "./rules.js";
 import type { MandateView } from "./views.js";
 import { toMandateView } from "./views.js";
@@ -86,10 +87,13 @@ export async function createMandate(
   }
 
   const customer = await loadCustomer(tx, ctx, input.customerUid);
-  const party = await loadWalletParty(deps, tx, tenantId, input.walletUid);
-  const replaced =
+  const toReplace =
     input.replacesMandateUid == null ? null : await tx.mandates.get(tenantId, input.replacesMandateUid);
-  if (input.replacesMandateUid != null && replaced?.customerUid !== customer.uid) notFound("Mandate");
+  if (input.replacesMandateUid != null && toReplace?.customerUid !== customer.uid) notFound("Mandate");
+  // Its wallet locked for update before the new mandate's wallet is share-locked (it may be the
+  // same wallet): the replacement revokes it, and revocations wait for the debits in flight.
+  const replaced = toReplace === null ? null : await lockMandateForChange(tx, toReplace);
+  const party = await loadWalletParty(deps, tx, tenantId, input.walletUid);
 
   const { wallet, level } = party;
   if (wallet.customerUid !== customer.uid) {

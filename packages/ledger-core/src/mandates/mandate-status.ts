@@ -3,6 +3,7 @@ import { notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { MandateStatus } from "./model.js";
+import { lockMandateForChange } from "./read-mandates.js";
 import { emitMandateEvent, mandateStatusAsOf } from "./rules.js";
 import type { MandateView } from "./views.js";
 import { toMandateView } from "./views.js";
@@ -25,7 +26,7 @@ export async function setMandateStatus(
   uid: string,
   status: "suspended" | "active",
 ): Promise<MandateView> {
-  const mandate = (await tx.mandates.getAny(uid)) ?? notFound("Mandate");
+  const mandate = await lockMandateForChange(tx, (await tx.mandates.getAny(uid)) ?? notFound("Mandate"));
   const now = deps.clock.now();
   const current = mandateStatusAsOf(mandate, now);
   if (!requiredFrom[status].includes(current)) {

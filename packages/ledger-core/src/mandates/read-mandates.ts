@@ -12,6 +12,18 @@ import { toMandateView } from "./views.js";
 export const loadMandate = async (tx: Tx, ctx: RequestContext, uid: string): Promise<Mandate> =>
   (await tx.mandates.get(ctx.tenant.id, uid)) ?? notFound("Mandate");
 
+/**
+ * `m` read again after locking its wallet for update, before a change of its status (revoke,
+ * replace, the operator's suspend or resume). Every debit share-locks the wallet until it commits
+ * and reads its mandate under that lock: the change waits for the debits in flight, and a debit
+ * that starts meanwhile waits for the change and then sees it. No debit commits on a mandate after
+ * its revocation or suspension was answered.
+ */
+export async function lockMandateForChange(tx: Tx, m: Mandate): Promise<Mandate> {
+  await tx.wallets.getForUpdate(m.tenantId, m.walletUid);
+  return (await tx.mandates.get(m.tenantId, m.uid)) ?? notFound("Mandate");
+}
+
 /** GET /mandates/{uid}. */
 export async function getMandate(
   _deps: CoreDeps,

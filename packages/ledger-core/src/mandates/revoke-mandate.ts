@@ -6,7 +6,7 @@ import { hasCodePointsBetween } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { loadWalletParty } from "../wallets/movement.js";
-import { loadMandate } from "./read-mandates.js";
+import { loadMandate, lockMandateForChange } from "./read-mandates.js";
 import { assertMandateOpen, emitMandateEvent, revokeMandateRecord } from "./rules.js";
 import type { MandateView } from "./views.js";
 import { toMandateView } from "./views.js";
@@ -35,7 +35,8 @@ export async function revokeMandate(
       { field: "reason", issue: "1 to 500 characters" },
     ]);
   }
-  const mandate = await loadMandate(tx, ctx, uid);
+  // Locked before the assertion's checks, in the order every debit takes its locks (wallet first).
+  const mandate = await lockMandateForChange(tx, await loadMandate(tx, ctx, uid));
   assertMandateOpen(mandate, deps.clock.now());
   const assertion = input.assertion ?? null;
   if (assertion) {

@@ -84,6 +84,14 @@ export async function changeCustomerStatus(
   const customer = (await tx.customers.getForUpdate(found.tenantId, customerUid)) ?? notFound("Customer");
   const tenant = (await tx.tenants.get(customer.tenantId)) ?? notFound("Tenant");
   if (customer.status !== status) {
+    // The customer's wallets locked too (after the customer, as a KYC decision locks them):
+    // movements in flight share-lock their wallet until they commit, so this change is answered
+    // only after them. (A movement whose wallet read starts while this change holds the locks
+    // still reads the customer as it was: Postgres re-reads only the locked row. That window is
+    // this change's last statements, not a movement's whole run; see decisions.md.)
+    for (const wallet of await tx.wallets.listByCustomer(tenant.id, customer.uid)) {
+      await tx.wallets.getForUpdate(tenant.id, wallet.uid);
+    }
     await tx.customers.setStatus(tenant.id, customer.uid, status);
     if (customerEventStatuses.includes(status)) {
       await emitEvent(

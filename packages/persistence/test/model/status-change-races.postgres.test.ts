@@ -1,0 +1,188 @@
+import { changeCustomerStatus, fundPrefund, isDomainError, setMandateStatus } from "@wallet/ledger-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  assertionFor,
+  mandateAgreement,
+  onboardingBody,
+  send,
+} from "../../../ledger-core/test/model/requests.js";
+import { CURRENCY, TENANT_ID } from "../../../ledger-core/test/model/world.js";
+import { firstStopsAt, postgresUrlFor, raceSuite } from "./postgres-real.js";
+
+/**
+ * A change that stops a customer's money (a mandate revoked or suspended, a customer suspended)
+ * against the debits and credits in flight, on Postgres (read committed), each interleaving forced
+ * with `firstStopsAt`. Found by a concurrency audit: the change was answered while a movement that
+ * had read the old status was still running, and that movement then committed. Now:
+ * - a mandate's status change locks its wallet for update first (`lockMandateForChange`), so it
+ *   waits for the debits in flight, and a debit through the mandate's own route reads the mandate
+ *   again under the wallet's lock, so one that starts meanwhile sees the change;
+ * - a customer's status change locks the customer's wallets, so it waits for the movements in
+ *   flight.
+ */
+const pgUrl = postgresUrlFor("status change races");
+
+describe.skipIf(pgUrl === null)("status changes against movements in flight (Postgres)", () => {
+  const suite = raceSuite(pgUrl ?? "", { poolSize: 6 });
+  let n = 0;
+
+  beforeAll(() =>
+    suite.real.uow.run((tx) =>
+      fundPrefund(suite.real.deps, tx, { tenantId: TENANT_ID, amountMinor: 10_000_000, currency: CURRENCY }),
+    ),
+  );
+
+  /** A funded customer with an ad_hoc mandate of up to 10,000 on their wallet. */
+  async function customerWithMandate() {
+    n++;
+    const msisdn = `+2547590000${String(n).padStart(2, "0")}`;
+    const onboarded = await send(
+      suite.real,
+      "onboard",
+      `status-race-onboard-${n}`,
+      JSON.stringify(onboardingBody(msisdn, "tier_2", "low")),
+    );
+    if (onboarded.kind !== "answer") throw new Error(onboarded.code);
+    const { uid: customerUid, walletUid } = JSON.parse(onboarded.body);
+    const funded = await send(
+      suite.real,
+      "credit",
+      `status-race-fund-${n}`,
+      creditBody(walletUid, 500_000, "fund"),
+    );
+    if (funded.kind !== "answer" || funded.status !== 201) throw new Error("funding credit refused");
+    const mandate = await send(
+      suite.real,
+      "mandate",
+      `status-race-mandate-${n}`,
+      JSON.stringify({
+        customerUid,
+        walletUid,
+        beneficiaryEntityCode: "POWERCO",
+        clientReference: `status-race-mandate-${n}`,
+        amountRule: "up_to",
+        fixedOrMaxAmountMinor: 10_000,
+        frequency: "ad_hoc",
+        currency: CURRENCY,
+        validFrom: suite.real.clock.now().toISOString(),
+        validTo: null,
+        agreement: mandateAgreement,
+        assertion: assertionFor(suite.real, `status-race-session-${n}`, customerUid),
+      }),
+    );
+    if (mandate.kind !== "answer" || mandate.status !== 201) throw new Error("mandate refused");
+    return { customerUid, walletUid, mandateUid: JSON.parse(mandate.body).uid as string };
+  }
+
+  const creditBody = (walletUid: string, amountMinor: number, ref: string) =>
+    JSON.stringify({ walletUid, amountMinor, currency: CURRENCY, clientReference: `${walletUid}-${ref}` });
+
+  const mandateDebit = (walletUid: string, mandateUid: string, ref: string) => () =>
+    send(
+      suite.real,
+      "mandateDebit",
+      `status-race-debit-${ref}-${mandateUid}`,
+      JSON.stringify({
+        mandateUid,
+        input: { walletUid, amountMinor: 1_000, currency: CURRENCY, clientReference: `${mandateUid}-${ref}` },
+      }),
+    );
+
+  const outcomeOf = (o: Awaited<ReturnType<typeof send>>) =>
+    o.kind === "refused" ? o.code : o.status < 300 ? "ok" : (JSON.parse(o.body).error as string);
+
+  /** Runs `work`, recording its name in `order` when it settles. */
+  const settles =
+    <T>(order: string[], name: string, work: () => Promise<T>) =>
+    async () => {
+      try {
+        return await work();
+      } finally {
+        order.push(name);
+      }
+    };
+
+  const operator = (work: Parameters<typeof suite.real.uow.run>[0]) => async () => {
+    try {
+      await suite.real.uow.run(work);
+      return "ok";
+    } catch (e) {
+      if (isDomainError(e)) return e.code as string;
+      throw e;
+    }
+  };
+
+  it("a revocation waits for a mandate debit in flight, and is answered after it", async () => {
+    const { walletUid, mandateUid } = await customerWithMandate();
+    const order: string[] = [];
+    // The debit stops at inserting its operation, the wallet share-locked; the revocation runs.
+    const [debit, revoke] = await firstStopsAt(
+      suite.url,
+      "operations",
+      settles(order, "debit", mandateDebit(walletUid, mandateUid, "a")),
+      settles(order, "revoke", () =>
+        send(
+          suite.real,
+          "revoke",
+          `status-race-revoke-a-${mandateUid}`,
+          JSON.stringify({ mandateUid, reason: "race" }),
+        ),
+      ),
+    );
+    expect([debit, revoke].map(outcomeOf)).toEqual(["ok", "ok"]);
+    expect(order).toEqual(["debit", "revoke"]);
+  });
+
+  it("a mandate debit that starts while the revocation runs waits for it, then is refused", async () => {
+    const { walletUid, mandateUid } = await customerWithMandate();
+    // The revocation stops at updating the mandate, its wallet locked; the debit runs meanwhile.
+    const [revoke, debit] = await firstStopsAt(
+      suite.url,
+      "mandates",
+      () =>
+        send(
+          suite.real,
+          "revoke",
+          `status-race-revoke-b-${mandateUid}`,
+          JSON.stringify({ mandateUid, reason: "race" }),
+        ),
+      mandateDebit(walletUid, mandateUid, "b"),
+    );
+    expect([revoke, debit].map(outcomeOf)).toEqual(["ok", "UnprocessableEntity"]);
+  });
+
+  it("the operator's suspension of a mandate: a debit that starts meanwhile is refused", async () => {
+    const { walletUid, mandateUid } = await customerWithMandate();
+    const [suspend, debit] = await firstStopsAt(
+      suite.url,
+      "mandates",
+      operator((tx) => setMandateStatus(suite.real.deps, tx, mandateUid, "suspended")),
+      mandateDebit(walletUid, mandateUid, "c"),
+    );
+    expect([suspend, outcomeOf(debit)]).toEqual(["ok", "UnprocessableEntity"]);
+  });
+
+  it("a customer's suspension waits for a credit in flight, and is answered after it", async () => {
+    const { customerUid, walletUid } = await customerWithMandate();
+    const order: string[] = [];
+    const [credit, suspend] = await firstStopsAt(
+      suite.url,
+      "operations",
+      settles(order, "credit", () =>
+        send(
+          suite.real,
+          "credit",
+          `status-race-credit-${walletUid}`,
+          creditBody(walletUid, 1_000, "in-flight"),
+        ),
+      ),
+      settles(
+        order,
+        "suspend",
+        operator((tx) => changeCustomerStatus(suite.real.deps, tx, customerUid, "suspended")),
+      ),
+    );
+    expect([outcomeOf(credit), suspend]).toEqual(["ok", "ok"]);
+    expect(order).toEqual(["credit", "suspend"]);
+  });
+});
