@@ -5,11 +5,12 @@ export interface WalletRepository {
   insert(w: Wallet): Promise<void>;
   get(tenantId: string, uid: string): Promise<Wallet | null>;
   /**
-   * The tenant's wallet and its customer, read together (one statement on the SQL stores), for a
-   * use case that decides on the wallet's status and KYC level. The wallet's row stays share-locked
-   * until the transaction ends (Postgres; SQLite and the memory store run one writer at a time):
-   * a change of its status or level waits for the movement that read it, and a read made while
-   * such a change is in flight waits for it and returns the changed wallet.
+   * The tenant's wallet and its customer, for a use case that decides on their statuses and the
+   * KYC level. The wallet's row stays share-locked until the transaction ends (Postgres; SQLite
+   * and the memory store run one writer at a time): a change of its status or level, or of its
+   * customer's status (which locks the customer's wallets), waits for the movement that read it,
+   * and a read made while such a change is in flight waits for it and returns the changed wallet
+   * and customer (on Postgres the customer is read after the lock is granted).
    */
   getWithCustomer(tenantId: string, uid: string): Promise<{ wallet: Wallet; customer: Customer } | null>;
   /**

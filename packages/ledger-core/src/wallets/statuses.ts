@@ -86,9 +86,8 @@ export async function changeCustomerStatus(
   if (customer.status !== status) {
     // The customer's wallets locked too (after the customer, as a KYC decision locks them):
     // movements in flight share-lock their wallet until they commit, so this change is answered
-    // only after them. (A movement whose wallet read starts while this change holds the locks
-    // still reads the customer as it was: Postgres re-reads only the locked row. That window is
-    // this change's last statements, not a movement's whole run; see decisions.md.)
+    // only after them, and a movement starting meanwhile waits, then reads the changed customer
+    // (`wallets.getWithCustomer`). No movement commits after a suspension was answered.
     for (const wallet of await tx.wallets.listByCustomer(tenant.id, customer.uid)) {
       await tx.wallets.getForUpdate(tenant.id, wallet.uid);
     }

@@ -21,7 +21,7 @@ import { lockedForUpdate } from "../shared/sql-dialect.js";
 import { conflictError, conflictIndexes, isUniqueViolationOf } from "../shared/store-errors.js";
 import { affected, guarded, type SqlContext } from "./sql-context.js";
 
-const getCustomer = queryTemplate((db, p: { tenantId: string; uid: string }) =>
+export const getCustomer = queryTemplate((db, p: { tenantId: string; uid: string }) =>
   db.selectFrom("customers").selectAll().where("tenant_id", "=", p.tenantId).where("uid", "=", p.uid),
 );
 

@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { Database, WalletsTable } from "../schema/database.js";
 import { queryTemplate } from "../shared/query-template.js";
 import { lockedForUpdate } from "../shared/sql-dialect.js";
-import { toCustomer } from "./customer-repository.js";
+import { getCustomer, toCustomer } from "./customer-repository.js";
 import type { SqlContext } from "./sql-context.js";
 
 const getWallet = queryTemplate((db, p: { tenantId: string; uid: string }) =>
@@ -35,11 +35,21 @@ const walletWithCustomer = (db: Kysely<Database>, p: { tenantId: string; uid: st
     .where("w.uid", "=", p.uid);
 const getWalletWithCustomer = queryTemplate(walletWithCustomer);
 /**
- * Postgres: the wallet's row share-locked (see the port). Only the wallet's: locking the customer
- * too would make concurrent movements of one customer's wallets share its row (a multixact each).
+ * Postgres: the wallet's row share-locked (see the port), then its customer read by a statement
+ * of its own. Read committed gives that statement a snapshot taken after the lock was granted: a
+ * customer status change, which locks the customer's wallets for update before it writes, has
+ * either committed (and is seen) or waits for this movement. Joined into the locking statement,
+ * the customer would be read as of that statement's start, before a wait for the lock. The
+ * customer's row is not locked: concurrent movements of one customer's wallets would share it
+ * (a multixact each).
  */
-const getWalletWithCustomerShared = queryTemplate((db, p: { tenantId: string; uid: string }) =>
-  walletWithCustomer(db, p).forShare("w"),
+const getWalletShared = queryTemplate((db, p: { tenantId: string; uid: string }) =>
+  db
+    .selectFrom("wallets")
+    .selectAll()
+    .where("tenant_id", "=", p.tenantId)
+    .where("uid", "=", p.uid)
+    .forShare(),
 );
 
 export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
@@ -66,8 +76,14 @@ export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
       return row ? toWallet(row) : null;
     },
     async getWithCustomer(tenantId, uid) {
-      const template = dialect === "postgres" ? getWalletWithCustomerShared : getWalletWithCustomer;
-      const row = await template.first(ctx, { tenantId, uid });
+      if (dialect === "postgres") {
+        const wallet = await getWalletShared.first(ctx, { tenantId, uid });
+        if (!wallet) return null;
+        const customer = await getCustomer.first(ctx, { tenantId, uid: wallet.customer_uid });
+        if (!customer) return null;
+        return { wallet: toWallet(wallet), customer: toCustomer(customer) };
+      }
+      const row = await getWalletWithCustomer.first(ctx, { tenantId, uid });
       if (!row) return null;
       return {
         wallet: toWallet(row),

@@ -18,7 +18,8 @@ import { firstStopsAt, postgresUrlFor, raceSuite } from "./postgres-real.js";
  *   waits for the debits in flight, and a debit through the mandate's own route reads the mandate
  *   again under the wallet's lock, so one that starts meanwhile sees the change;
  * - a customer's status change locks the customer's wallets, so it waits for the movements in
- *   flight.
+ *   flight, and a movement reads its customer by a statement of its own after its wallet's lock
+ *   (`wallets.getWithCustomer`), so one that starts meanwhile sees the change.
  */
 const pgUrl = postgresUrlFor("status change races");
 
@@ -184,5 +185,18 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
     );
     expect([outcomeOf(credit), suspend]).toEqual(["ok", "ok"]);
     expect(order).toEqual(["credit", "suspend"]);
+  });
+
+  it("a credit that starts while the customer's suspension runs waits for it, then is refused", async () => {
+    const { customerUid, walletUid } = await customerWithMandate();
+    // The suspension stops at updating the customer, its wallets locked; the credit runs meanwhile.
+    const [suspend, credit] = await firstStopsAt(
+      suite.url,
+      "customers",
+      operator((tx) => changeCustomerStatus(suite.real.deps, tx, customerUid, "suspended")),
+      () =>
+        send(suite.real, "credit", `status-race-credit-b-${walletUid}`, creditBody(walletUid, 1_000, "b")),
+    );
+    expect([suspend, outcomeOf(credit)]).toEqual(["ok", "CustomerNotActive"]);
   });
 });
