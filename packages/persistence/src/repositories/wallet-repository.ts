@@ -6,9 +6,9 @@ import { lockedForUpdate } from "../shared/sql-dialect.js";
 import { getCustomer, toCustomer } from "./customer-repository.js";
 import type { SqlContext } from "./sql-context.js";
 
-const getWallet = queryTemplate((db, p: { tenantId: string; uid: string }) =>
-  db.selectFrom("wallets").selectAll().where("tenant_id", "=", p.tenantId).where("uid", "=", p.uid),
-);
+const walletByUid = (db: Kysely<Database>, p: { tenantId: string; uid: string }) =>
+  db.selectFrom("wallets").selectAll().where("tenant_id", "=", p.tenantId).where("uid", "=", p.uid);
+const getWallet = queryTemplate(walletByUid);
 
 /** The wallet's columns as they are, its customer's prefixed `c_` (both have uid, status...). */
 const walletWithCustomer = (db: Kysely<Database>, p: { tenantId: string; uid: string }) =>
@@ -44,12 +44,7 @@ const getWalletWithCustomer = queryTemplate(walletWithCustomer);
  * (a multixact each).
  */
 const getWalletShared = queryTemplate((db, p: { tenantId: string; uid: string }) =>
-  db
-    .selectFrom("wallets")
-    .selectAll()
-    .where("tenant_id", "=", p.tenantId)
-    .where("uid", "=", p.uid)
-    .forShare(),
+  walletByUid(db, p).forShare(),
 );
 
 export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
@@ -103,12 +98,7 @@ export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
       };
     },
     async getForUpdate(tenantId, uid) {
-      const query = trx
-        .selectFrom("wallets")
-        .selectAll()
-        .where("tenant_id", "=", tenantId)
-        .where("uid", "=", uid);
-      const row = await lockedForUpdate(query, dialect).executeTakeFirst();
+      const row = await lockedForUpdate(walletByUid(trx, { tenantId, uid }), dialect).executeTakeFirst();
       return row ? toWallet(row) : null;
     },
     async getAny(uid) {

@@ -1,8 +1,8 @@
-import { addIdentifier, changeCustomerStatus, decideKycVersion, isDomainError } from "@wallet/ledger-core";
+import { addIdentifier, changeCustomerStatus, decideKycVersion } from "@wallet/ledger-core";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { onboardingBody, send } from "../../../ledger-core/test/model/requests.js";
-import { firstStopsAt, postgresUrlFor, raceSuite } from "./postgres-real.js";
+import { firstStopsAt, outcomeOf, postgresUrlFor, raceSuite, valueOrCode } from "./postgres-real.js";
 
 /**
  * Changes to a customer's KYC versions and identifiers are decided by reading them: a customer
@@ -63,9 +63,6 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
     }
   }
 
-  const outcomeOf = (o: Awaited<ReturnType<typeof send>>) =>
-    o.kind === "refused" ? o.code : o.status < 300 ? "ok" : (JSON.parse(o.body).error as string);
-
   const versionsOf = async (customerUid: string) =>
     (
       await suite.sql.query(
@@ -107,17 +104,15 @@ describe.skipIf(pgUrl === null)("changes to one customer at once (Postgres)", ()
     );
     if (submitted.kind !== "answer") throw new Error(submitted.code);
     const versionUid = JSON.parse(submitted.body).uid as string;
-    const decide = (decision: "approved" | "rejected") => async () => {
-      try {
-        const v = await suite.real.uow.run((tx) =>
-          decideKycVersion(suite.real.deps, tx, versionUid, decision, "race"),
-        );
-        return v.state as string;
-      } catch (e) {
-        if (isDomainError(e)) return e.code as string;
-        throw e;
-      }
-    };
+    const decide = (decision: "approved" | "rejected") => () =>
+      valueOrCode(
+        async () =>
+          (
+            await suite.real.uow.run((tx) =>
+              decideKycVersion(suite.real.deps, tx, versionUid, decision, "race"),
+            )
+          ).state as string,
+      );
     const answers = await whileWritesWait("kyc_versions", [decide("approved"), decide("rejected")]);
     expect(answers.filter((a) => a === "Conflict")).toHaveLength(1);
     const winner = answers.find((a) => a !== "Conflict");

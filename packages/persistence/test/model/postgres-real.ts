@@ -1,6 +1,8 @@
+import { isDomainError } from "@wallet/ledger-core";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { createReal, type Real } from "../../../ledger-core/test/model/world.js";
+import { type Outcome, onboardingBody, send } from "../../../ledger-core/test/model/requests.js";
+import { CURRENCY, createReal, type Real } from "../../../ledger-core/test/model/world.js";
 import {
   createFreshPostgresDatabase,
   createPostgresStore,
@@ -122,4 +124,36 @@ export function raceSuite(
     for (const c of cleanups) await c();
   });
   return suite;
+}
+
+/** A request's outcome in a word: "ok" for a 2xx, else its error code (stored or thrown). */
+export const outcomeOf = (o: Outcome): string =>
+  o.kind === "refused" ? o.code : o.status < 300 ? "ok" : (JSON.parse(o.body).error as string);
+
+/** What `work` (an operator's call, say) returns, or the code of the refusal it throws. */
+export async function valueOrCode<T>(work: () => Promise<T>): Promise<T | string> {
+  try {
+    return await work();
+  } catch (e) {
+    if (isDomainError(e)) return e.code as string;
+    throw e;
+  }
+}
+
+/** The body of a credit of `amountMinor` to `walletUid`, its clientReference made of both. */
+export const creditBody = (walletUid: string, amountMinor: number, ref: string): string =>
+  JSON.stringify({ walletUid, amountMinor, currency: CURRENCY, clientReference: `${walletUid}-${ref}` });
+
+/**
+ * A tier_2 customer onboarded with `msisdn`, its wallet funded by a credit of `amountMinor`; `tag`
+ * makes the two requests' idempotency keys.
+ */
+export async function fundedCustomer(real: Real, tag: string, msisdn: string, amountMinor: number) {
+  const body = JSON.stringify(onboardingBody(msisdn, "tier_2", "low"));
+  const onboarded = await send(real, "onboard", `${tag}-onboard`, body);
+  if (onboarded.kind !== "answer") throw new Error(onboarded.code);
+  const { uid: customerUid, walletUid } = JSON.parse(onboarded.body) as { uid: string; walletUid: string };
+  const funded = await send(real, "credit", `${tag}-fund`, creditBody(walletUid, amountMinor, "fund"));
+  if (funded.kind !== "answer" || funded.status !== 201) throw new Error("funding credit refused");
+  return { customerUid, walletUid };
 }

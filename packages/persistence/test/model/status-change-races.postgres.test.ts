@@ -1,13 +1,16 @@
-import { changeCustomerStatus, fundPrefund, isDomainError, setMandateStatus } from "@wallet/ledger-core";
+import { changeCustomerStatus, fundPrefund, setMandateStatus } from "@wallet/ledger-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  assertionFor,
-  mandateAgreement,
-  onboardingBody,
-  send,
-} from "../../../ledger-core/test/model/requests.js";
+import { assertionFor, mandateAgreement, send } from "../../../ledger-core/test/model/requests.js";
 import { CURRENCY, TENANT_ID } from "../../../ledger-core/test/model/world.js";
-import { firstStopsAt, postgresUrlFor, raceSuite } from "./postgres-real.js";
+import {
+  creditBody,
+  firstStopsAt,
+  fundedCustomer,
+  outcomeOf,
+  postgresUrlFor,
+  raceSuite,
+  valueOrCode,
+} from "./postgres-real.js";
 
 /**
  * A change that stops a customer's money (a mandate revoked or suspended, a customer suspended)
@@ -37,21 +40,7 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
   async function customerWithMandate() {
     n++;
     const msisdn = `+2547590000${String(n).padStart(2, "0")}`;
-    const onboarded = await send(
-      suite.real,
-      "onboard",
-      `status-race-onboard-${n}`,
-      JSON.stringify(onboardingBody(msisdn, "tier_2", "low")),
-    );
-    if (onboarded.kind !== "answer") throw new Error(onboarded.code);
-    const { uid: customerUid, walletUid } = JSON.parse(onboarded.body);
-    const funded = await send(
-      suite.real,
-      "credit",
-      `status-race-fund-${n}`,
-      creditBody(walletUid, 500_000, "fund"),
-    );
-    if (funded.kind !== "answer" || funded.status !== 201) throw new Error("funding credit refused");
+    const { customerUid, walletUid } = await fundedCustomer(suite.real, `status-race-${n}`, msisdn, 500_000);
     const mandate = await send(
       suite.real,
       "mandate",
@@ -75,9 +64,6 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
     return { customerUid, walletUid, mandateUid: JSON.parse(mandate.body).uid as string };
   }
 
-  const creditBody = (walletUid: string, amountMinor: number, ref: string) =>
-    JSON.stringify({ walletUid, amountMinor, currency: CURRENCY, clientReference: `${walletUid}-${ref}` });
-
   const mandateDebit = (walletUid: string, mandateUid: string, ref: string) => () =>
     send(
       suite.real,
@@ -88,9 +74,6 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
         input: { walletUid, amountMinor: 1_000, currency: CURRENCY, clientReference: `${mandateUid}-${ref}` },
       }),
     );
-
-  const outcomeOf = (o: Awaited<ReturnType<typeof send>>) =>
-    o.kind === "refused" ? o.code : o.status < 300 ? "ok" : (JSON.parse(o.body).error as string);
 
   /** Runs `work`, recording its name in `order` when it settles. */
   const settles =
@@ -103,15 +86,11 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
       }
     };
 
-  const operator = (work: Parameters<typeof suite.real.uow.run>[0]) => async () => {
-    try {
+  const operator = (work: Parameters<typeof suite.real.uow.run>[0]) => () =>
+    valueOrCode(async () => {
       await suite.real.uow.run(work);
       return "ok";
-    } catch (e) {
-      if (isDomainError(e)) return e.code as string;
-      throw e;
-    }
-  };
+    });
 
   it("a revocation waits for a mandate debit in flight, and is answered after it", async () => {
     const { walletUid, mandateUid } = await customerWithMandate();

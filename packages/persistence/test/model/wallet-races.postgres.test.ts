@@ -1,8 +1,16 @@
-import { changeWalletStatus, fundPrefund, isDomainError, type WalletStatus } from "@wallet/ledger-core";
+import { changeWalletStatus, fundPrefund, type WalletStatus } from "@wallet/ledger-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { onboardingBody, send } from "../../../ledger-core/test/model/requests.js";
+import { send } from "../../../ledger-core/test/model/requests.js";
 import { CURRENCY, modelCatalog, TENANT_ID } from "../../../ledger-core/test/model/world.js";
-import { firstStopsAt, postgresUrlFor, raceSuite } from "./postgres-real.js";
+import {
+  creditBody,
+  firstStopsAt,
+  fundedCustomer,
+  outcomeOf,
+  postgresUrlFor,
+  raceSuite,
+  valueOrCode,
+} from "./postgres-real.js";
 
 /**
  * Changes to one wallet at once on Postgres (read committed), each interleaving forced with
@@ -37,22 +45,9 @@ describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () =
   /** A tier_2 customer whose wallet holds a little under tier_1's maximum. */
   async function walletNearTier1Max(): Promise<{ customerUid: string; walletUid: string }> {
     onboarded++;
-    const body = onboardingBody(`+2547580000${String(onboarded).padStart(2, "0")}`, "tier_2", "low");
-    const o = await send(suite.real, "onboard", `level-race-onboard-${onboarded}`, JSON.stringify(body));
-    if (o.kind !== "answer") throw new Error(o.code);
-    const { uid: customerUid, walletUid } = JSON.parse(o.body);
-    const funded = await send(
-      suite.real,
-      "credit",
-      `level-race-fund-${onboarded}`,
-      creditBody(walletUid, 900_000, "fund"),
-    );
-    if (funded.kind !== "answer" || funded.status !== 201) throw new Error("funding credit refused");
-    return { customerUid, walletUid };
+    const msisdn = `+2547580000${String(onboarded).padStart(2, "0")}`;
+    return fundedCustomer(suite.real, `level-race-${onboarded}`, msisdn, 900_000);
   }
-
-  const creditBody = (walletUid: string, amountMinor: number, ref: string) =>
-    JSON.stringify({ walletUid, amountMinor, currency: CURRENCY, clientReference: `${walletUid}-${ref}` });
 
   /** tier_1 is approved on submission (no review): the submission applies the decision. */
   const downgradeBody = (customerUid: string) =>
@@ -67,9 +62,6 @@ describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () =
         riskRating: "low",
       },
     });
-
-  const outcomeOf = (o: Awaited<ReturnType<typeof send>>) =>
-    o.kind === "refused" ? o.code : o.status < 300 ? "ok" : (JSON.parse(o.body).error as string);
 
   async function walletState(walletUid: string) {
     const wallet = await suite.sql.query("select status, kyc_tier_code from wallets where uid = $1", [
@@ -120,15 +112,12 @@ describe.skipIf(pgUrl === null)("changes to one wallet at once (Postgres)", () =
     expect(state.balanceMinor).toBeLessThanOrEqual(tier1Max);
   });
 
-  const setStatus = (walletUid: string, status: WalletStatus) => async () => {
-    try {
-      return (await suite.real.uow.run((tx) => changeWalletStatus(suite.real.deps, tx, walletUid, status)))
-        .status as string;
-    } catch (e) {
-      if (isDomainError(e)) return e.code as string;
-      throw e;
-    }
-  };
+  const setStatus = (walletUid: string, status: WalletStatus) => () =>
+    valueOrCode(
+      async () =>
+        (await suite.real.uow.run((tx) => changeWalletStatus(suite.real.deps, tx, walletUid, status)))
+          .status as string,
+    );
 
   it("a freeze and a downgrade that would block the wallet: the wallet stays frozen", async () => {
     const { customerUid, walletUid } = await walletNearTier1Max();
