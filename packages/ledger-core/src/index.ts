@@ -27,6 +27,7 @@ export * from "./fees/quote.js";
 export * from "./fees/quote-fees.js";
 export * from "./idempotency/model.js";
 export * from "./idempotency/run-idempotent.js";
+export * from "./jobs/due-jobs.js";
 export * from "./kyc/kyc-versions.js";
 export * from "./kyc/limits.js";
 export * from "./ledger/accounts.js";

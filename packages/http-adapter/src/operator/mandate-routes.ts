@@ -1,5 +1,5 @@
-import type { CoreDeps, Tx } from "@wallet/ledger-core";
-import { activateDueMandates, expireDueMandates, expireTopups, setMandateStatus } from "@wallet/ledger-core";
+import type { DueJobLimits } from "@wallet/ledger-core";
+import { isDueJobName, runDueJob, setMandateStatus } from "@wallet/ledger-core";
 import type * as v from "valibot";
 import type { ApiDeps } from "../app/api-deps.js";
 import { HttpError, invalidRequest } from "../errors/http-error.js";
@@ -19,30 +19,20 @@ import {
   runJobBodySchema,
 } from "./mandate-schemas.js";
 
-/** Items one transaction of a job moves: short transactions, so a run never holds locks for long. */
-export const JOB_BATCH_LIMIT = 500;
-/** Batches one call runs at most (100 000 items); past it the scheduler's next run takes the rest. */
-export const JOB_BATCHES_MAX = 200;
-
-type BatchJob = (deps: CoreDeps, tx: Tx, asOfIso: string, limit: number) => Promise<number>;
-
 /**
- * The jobs this adapter runs itself, through the core; others go to `deps.runJob`. A Map, so a
- * job named after an Object.prototype key (`constructor`) is simply unknown.
+ * What one call of the route moves at most: batches of 500, each its own transaction, so a run
+ * never holds locks for long, and 200 of them (100 000 items); the scheduler's next run takes the
+ * rest.
  */
-const adapterJobs: ReadonlyMap<string, BatchJob> = new Map([
-  ["activate-mandates", activateDueMandates],
-  ["expire-mandates", expireDueMandates],
-  ["expire-topups", expireTopups],
-]);
+export const runNowLimits: DueJobLimits = { batchSize: 500, batchesMax: 200 };
 
 const jobNotFound = () => new HttpError(404, { error: "NotFound", message: "Job not found" });
 
 /**
- * Runs a job now: in batches of `JOB_BATCH_LIMIT`, each its own transaction, until a batch comes
- * back short (or `JOB_BATCHES_MAX`). Each job is idempotent and selects only what is due at `asOf`,
- * so a second run at the same instant processes nothing, and concurrent runs (several processes)
- * each move distinct items.
+ * Runs a job now: the core's due jobs here (`runDueJob`, with `runNowLimits`), others through
+ * `deps.runJob`. Each job is idempotent and selects only what is due at `asOf`, so a second run at
+ * the same instant processes nothing, and concurrent runs (several processes) each move distinct
+ * items.
  */
 export async function runJobNow(
   deps: ApiDeps,
@@ -56,20 +46,13 @@ export async function runJobNow(
     ]);
   }
   const asOfIso = asOf === undefined ? null : new Date(Date.parse(asOf)).toISOString();
-  const batch = adapterJobs.get(job);
-  if (batch === undefined) {
+  if (!isDueJobName(job)) {
     const processed = deps.runJob ? await deps.runJob(job, asOfIso) : null;
     if (processed === null) throw jobNotFound();
     return { job, processed };
   }
   const at = asOfIso ?? deps.core.clock.now().toISOString();
-  let processed = 0;
-  for (let i = 0; i < JOB_BATCHES_MAX; i++) {
-    const moved = await deps.uow.run((tx) => batch(deps.core, tx, at, JOB_BATCH_LIMIT));
-    processed += moved;
-    if (moved < JOB_BATCH_LIMIT) break;
-  }
-  return { job, processed };
+  return { job, processed: await runDueJob(deps.uow, deps.core, job, at, runNowLimits) };
 }
 
 /**

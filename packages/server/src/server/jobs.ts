@@ -1,10 +1,9 @@
 import {
-  activateDueMandates,
   type CoreDeps,
-  expireDueMandates,
-  expireTopups,
-  isDomainError,
-  type Tx,
+  type DueJobLimits,
+  dueJobNames,
+  isDueJobName,
+  runDueJob,
   type UnitOfWork,
 } from "@wallet/ledger-core";
 import type { WebhookDispatcher } from "@wallet/webhooks";
@@ -12,72 +11,20 @@ import type { WalletConfig } from "../config/schema.js";
 import { applySandboxPayoutOutcomes, autoOutcomeRules } from "./sandbox-payouts.js";
 import type { ScheduledJob } from "./scheduler.js";
 
-/** The server's jobs, by the name `POST /admin/jobs/{job}/run` uses. */
-export const jobNames = [
-  "activate-mandates",
-  "expire-mandates",
-  "expire-topups",
-  "deliver-webhooks",
-  "sandbox-payout-outcomes",
-] as const;
+/** The server's jobs, by the name `POST /admin/jobs/{job}/run` uses: the core's due jobs and two of its own. */
+export const jobNames = [...dueJobNames, "deliver-webhooks", "sandbox-payout-outcomes"] as const;
 export type JobName = (typeof jobNames)[number];
-
-type BatchJob = (deps: CoreDeps, tx: Tx, asOfIso: string, limit: number) => Promise<number>;
-
-export const batchJobs: Record<"activate-mandates" | "expire-mandates" | "expire-topups", BatchJob> = {
-  "activate-mandates": activateDueMandates,
-  "expire-mandates": expireDueMandates,
-  "expire-topups": expireTopups,
-};
-
-export interface JobLimits {
-  /** Items one transaction moves: short transactions, so a job never holds locks for long. */
-  batchSize: number;
-  /** Batches one run takes at most; the next run takes the rest. */
-  batchesMax: number;
-}
-
-export const defaultJobLimits: JobLimits = { batchSize: 100, batchesMax: 20 };
 
 /** Default pause between two runs of each periodic job (the webhook dispatcher has its own, 1 s). */
 export const defaultJobIntervalMs = 5_000;
-
-/**
- * Runs one batch job as of `asOf`: batches of `batchSize`, each its own transaction, until one
- * comes back short or `batchesMax` ran. The jobs select only what is due and re-check each item,
- * so a second run processes nothing; on Postgres a batch that raced another process on the same
- * rows fails with Conflict (optimistic row versions) and rolls back whole, and the run stops
- * there: the other process did that work, and the next run takes whatever is left.
- */
-export async function runBatchJob(
-  uow: UnitOfWork,
-  core: CoreDeps,
-  job: BatchJob,
-  asOf: Date,
-  limits: JobLimits = defaultJobLimits,
-): Promise<number> {
-  const asOfIso = asOf.toISOString();
-  let processed = 0;
-  for (let i = 0; i < limits.batchesMax; i++) {
-    let moved: number;
-    try {
-      moved = await uow.run((tx) => job(core, tx, asOfIso, limits.batchSize));
-    } catch (e) {
-      if (isDomainError(e) && e.code === "Conflict") break;
-      throw e;
-    }
-    processed += moved;
-    if (moved < limits.batchSize) break;
-  }
-  return processed;
-}
 
 export interface JobContext {
   uow: UnitOfWork;
   core: CoreDeps;
   config: WalletConfig;
   dispatcher: WebhookDispatcher;
-  limits?: JobLimits;
+  /** Batches of the due jobs (the core's `defaultDueJobLimits` when absent). */
+  limits?: DueJobLimits;
 }
 
 /**
@@ -88,11 +35,8 @@ export interface JobContext {
  */
 export async function runJob(context: JobContext, job: string, asOf: Date): Promise<number | null> {
   const { uow, core, config, dispatcher } = context;
+  if (isDueJobName(job)) return runDueJob(uow, core, job, asOf.toISOString(), context.limits);
   switch (job) {
-    case "activate-mandates":
-    case "expire-mandates":
-    case "expire-topups":
-      return runBatchJob(uow, core, batchJobs[job], asOf, context.limits);
     case "deliver-webhooks": {
       const c = await dispatcher.drain();
       return c.delivered + c.retried + c.failed;
@@ -110,7 +54,7 @@ export async function runJob(context: JobContext, job: string, asOf: Date): Prom
  * payout job is only scheduled when a rail has an automatic outcome.
  */
 export function builtInJobs(context: JobContext, intervalMs = defaultJobIntervalMs): ScheduledJob[] {
-  const names: JobName[] = ["activate-mandates", "expire-mandates", "expire-topups"];
+  const names: JobName[] = [...dueJobNames];
   if (autoOutcomeRules(context.config).length > 0) names.push("sandbox-payout-outcomes");
   return names.map((name) => ({
     name,

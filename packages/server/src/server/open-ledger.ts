@@ -6,6 +6,7 @@ import {
   notFound,
   type RequestContext,
   refuse,
+  runDueJob,
 } from "@wallet/ledger-core";
 import { type OpenStoreOptions, openStore, type Store } from "@wallet/persistence";
 import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
@@ -18,7 +19,6 @@ import { createNodeRandom } from "../crypto/node-random.js";
 import { assertPiiKeysOpenStore } from "../crypto/pii-keys-in-use.js";
 import { firstLine, StartupError } from "../startup-error.js";
 import { redactDatabaseUrl } from "./database-url.js";
-import { batchJobs, runBatchJob } from "./jobs.js";
 
 export interface OpenLedgerOptions {
   config: WalletConfig;
@@ -100,10 +100,11 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
           { field: "asOf", issue: "must be a valid instant of the years 0000 to 9999" },
         ]);
       }
+      const at = asOf.toISOString();
       return {
-        activatedMandates: await runBatchJob(store.uow, deps, batchJobs["activate-mandates"], asOf),
-        expiredMandates: await runBatchJob(store.uow, deps, batchJobs["expire-mandates"], asOf),
-        expiredTopups: await runBatchJob(store.uow, deps, batchJobs["expire-topups"], asOf),
+        activatedMandates: await runDueJob(store.uow, deps, "activate-mandates", at),
+        expiredMandates: await runDueJob(store.uow, deps, "expire-mandates", at),
+        expiredTopups: await runDueJob(store.uow, deps, "expire-topups", at),
       };
     },
     close: () => store.close(),
