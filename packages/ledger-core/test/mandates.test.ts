@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CreateMandateInput, MandateView, Page } from "../src/index.js";
+import type { CreateMandateInput, MandateView, Page, Tx } from "../src/index.js";
 import {
   activateDueMandates,
   createMandate,
@@ -332,6 +332,46 @@ describe("mandates", () => {
       expect(w.outbox("mandate.created").map((e) => e.resourceUid)).toEqual([old.uid, next.uid]);
       const read = await w.core.run((tx) => getMandate(w.core.deps, w.core.ctxFor(w.acme), tx, old.uid));
       expect(read.revokedAt).toBe("2026-11-22T10:00:05.000Z");
+    });
+
+    it("locks two wallets in uid order, whichever of them the replaced mandate is on", async () => {
+      // A replacement locks the replaced mandate's wallet and the new one's: two replacements that
+      // name each other's wallets must not take them in opposite orders (on Postgres, a deadlock:
+      // one of them would be a 503 rather than its 422).
+      const [first, second] = w.alice.walletUid < w.bob.walletUid ? [w.alice, w.bob] : [w.bob, w.alice];
+      for (const [holder, named] of [
+        [first, second],
+        [second, first],
+      ] as const) {
+        const old = await create(w.mandateInput(holder, { clientReference: `lock-order-${holder.uid}` }));
+        const locked: string[] = [];
+        const noted = (uid: string) => {
+          locked.push(uid);
+          return uid;
+        };
+        const e = await refusal(
+          w.core.run((tx) => {
+            const wallets = tx.wallets;
+            const spied: Tx = {
+              ...tx,
+              wallets: {
+                ...wallets,
+                getForUpdate: (tenantId, uid) => wallets.getForUpdate(tenantId, noted(uid)),
+                getWithCustomer: (tenantId, uid) => wallets.getWithCustomer(tenantId, noted(uid)),
+              },
+            };
+            return createMandate(
+              w.core.deps,
+              w.core.ctxFor(w.acme),
+              spied,
+              w.mandateInput(holder, { walletUid: named.walletUid, replacesMandateUid: old.uid }),
+            );
+          }),
+        );
+        expect(e.code).toBe("UnprocessableEntity");
+        expect(locked).toEqual([first.walletUid, second.walletUid]);
+        expect(stored(old.uid).status).toBe("active");
+      }
     });
 
     it("supersedes a pending or suspended mandate too", async () => {

@@ -90,10 +90,14 @@ export async function createMandate(
   const toReplace =
     input.replacesMandateUid == null ? null : await tx.mandates.get(tenantId, input.replacesMandateUid);
   if (input.replacesMandateUid != null && toReplace?.customerUid !== customer.uid) notFound("Mandate");
-  // Its wallet locked for update before the new mandate's wallet is share-locked (it may be the
-  // same wallet): the replacement revokes it, and revocations wait for the debits in flight.
-  const replaced = toReplace === null ? null : await lockMandateForChange(tx, toReplace);
+  // The replaced mandate's wallet is locked for update (the replacement revokes it, and
+  // revocations wait for the debits in flight), the new mandate's wallet share-locked. The same
+  // wallet is locked for update first; two wallets in uid order, so that two replacements naming
+  // each other's wallets (both refused below) cannot deadlock.
+  const replacedFirst = toReplace !== null && toReplace.walletUid <= input.walletUid;
+  let replaced = replacedFirst ? await lockMandateForChange(tx, toReplace) : null;
   const party = await loadWalletParty(deps, tx, tenantId, input.walletUid);
+  if (toReplace !== null && !replacedFirst) replaced = await lockMandateForChange(tx, toReplace);
 
   const { wallet, level } = party;
   if (wallet.customerUid !== customer.uid) {
