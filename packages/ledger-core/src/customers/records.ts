@@ -1,6 +1,7 @@
 import type { CoreDeps } from "../app/context.js";
 import { refuse } from "../shared/errors.js";
 import { canonicalJson } from "../shared/jcs.js";
+import type { PiiVault } from "../shared/ports.js";
 import { canonicalIdentifierType, maskIdentifier, normalizeIdentifier } from "./masking.js";
 import type {
   Agreement,
@@ -68,11 +69,7 @@ export function newIdentifier(
     type: input.type,
     sealedValue: deps.vault.seal(input.value),
     // The scope is the class and the type without case: `MSISDN` and `msisdn` are one type.
-    blindIndex: deps.vault.blindIndex(
-      tenantId,
-      `${input.class}:${canonicalIdentifierType(input.type)}`,
-      normalizeIdentifier(input.type, input.value),
-    ),
+    blindIndex: identifierBlindIndex(deps.vault, tenantId, input.class, input.type, input.value),
     maskedValue: maskIdentifier(input.class, input.type, input.value),
     isPrimary: input.isPrimary ?? false,
     verificationStatus: input.verificationStatus,
@@ -82,6 +79,24 @@ export function newIdentifier(
     validTo: null,
     createdAt: at,
   };
+}
+
+/**
+ * The blind index of an identifier's value: what the duplicate check of verified values compares,
+ * keyed per tenant and per class and type (without case), over the normalized value.
+ */
+export function identifierBlindIndex(
+  vault: PiiVault,
+  tenantId: string,
+  identifierClass: string,
+  type: string,
+  value: string,
+): string {
+  return vault.blindIndex(
+    tenantId,
+    `${identifierClass}:${canonicalIdentifierType(type)}`,
+    normalizeIdentifier(type, value),
+  );
 }
 
 export function newAgreement(

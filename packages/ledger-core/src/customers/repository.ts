@@ -48,11 +48,17 @@ export interface IdentifierRepository {
    */
   expireRetired(tenantId: string, uid: string, validTo: string): Promise<void>;
   /**
-   * The sealed values of the first and the last identifier stored (by uid, so by creation), across
-   * tenants; none when there is none. For the server's start: the PII keys it was given must open
-   * what the database holds, or every read of personal data fails and duplicate checks go blind.
+   * The first and the last identifier stored (by uid, so by creation), across tenants; none when
+   * there is none. For the server's start: the PII keys it was given must open what the database
+   * holds, and the last of them must be the key its blind indexes were made with.
    */
-  sealedValuesToCheck(): Promise<string[]>;
+  firstAndLast(): Promise<Identifier[]>;
+  /**
+   * One sealed value, across tenants, that starts with none of `prefixes`, or null when every one
+   * does. For the server's start: a value sealed with a key that is not in its ring (a rotation's
+   * middle key dropped) could never be read.
+   */
+  sealedOutsidePrefixes(prefixes: readonly string[]): Promise<string | null>;
 }
 
 export interface AgreementRepository {

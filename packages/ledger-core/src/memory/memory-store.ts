@@ -300,12 +300,15 @@ export function createMemoryStore(): MemoryStore {
         clone(
           [...s.identifiers.values()].filter((i) => i.tenantId === tenantId && i.customerUid === customerUid),
         ),
-      sealedValuesToCheck: async () => {
+      firstAndLast: async () => {
         const byUid = [...s.identifiers.values()].sort((a, b) =>
           a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0,
         );
-        return [...new Set([byUid[0], byUid.at(-1)].flatMap((i) => (i ? [i.sealedValue] : [])))];
+        return clone([...new Set([byUid[0], byUid.at(-1)].filter((i) => i !== undefined))]);
       },
+      sealedOutsidePrefixes: async (prefixes) =>
+        [...s.identifiers.values()].find((i) => !prefixes.some((p) => i.sealedValue.startsWith(p)))
+          ?.sealedValue ?? null,
       expireRetired: async (tenantId, uid, validTo) => {
         const i = s.identifiers.get(uid);
         if (i?.tenantId === tenantId && i.verificationStatus === "verified" && i.validTo === validTo)

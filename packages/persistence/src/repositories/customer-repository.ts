@@ -157,16 +157,22 @@ export function sqlIdentifierRepository(ctx: SqlContext): IdentifierRepository {
       return row ? toIdentifier(row) : null;
     },
 
-    async sealedValuesToCheck() {
+    async firstAndLast() {
       const end = (direction: "asc" | "desc") =>
-        trx
-          .selectFrom("identifiers")
-          .select("sealed_value")
-          .orderBy("uid", direction)
-          .limit(1)
-          .executeTakeFirst();
-      const rows = [await end("asc"), await end("desc")];
-      return [...new Set(rows.flatMap((r) => (r ? [r.sealed_value] : [])))];
+        trx.selectFrom("identifiers").selectAll().orderBy("uid", direction).limit(1).executeTakeFirst();
+      const [first, last] = [await end("asc"), await end("desc")];
+      if (first === undefined || last === undefined) return [];
+      return first.uid === last.uid ? [toIdentifier(first)] : [toIdentifier(first), toIdentifier(last)];
+    },
+    async sealedOutsidePrefixes(prefixes) {
+      // One scan of the table, at start: the prefixes are the vault's (`v1.<keyId>.`), compared
+      // as strings (LIKE would read `_` in a key id as a wildcard).
+      let q = trx.selectFrom("identifiers").select("sealed_value");
+      for (const prefix of prefixes) {
+        q = q.where(sql<string>`substr(sealed_value, 1, ${sql.lit(prefix.length)})`, "<>", prefix);
+      }
+      const row = await q.limit(1).executeTakeFirst();
+      return row?.sealed_value ?? null;
     },
   };
 }

@@ -431,10 +431,10 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.identifiers.listByCustomer(stranger.id, customer.uid))).toEqual([]);
       });
 
-      it("gives the sealed values of the first and the last identifier stored, for the start's key check", async () => {
+      it("gives the first and the last identifier stored, and a value sealed outside given prefixes, for the start's key check", async () => {
         const { customer } = await newCustomer();
         // Uids sort by creation; these two sort before and after every other one of the suite.
-        const first = identifierFixture(customer, { uid: "idn_!first", sealedValue: "v1.kA.first" });
+        const first = identifierFixture(customer, { uid: "idn_!first", sealedValue: "v1.k_A.first" });
         const last = identifierFixture(customer, { uid: "idn_~last", sealedValue: "v1.kB.last" });
         const between = identifierFixture(customer, { sealedValue: "v1.kC.between" });
         await run(async (tx) => {
@@ -442,10 +442,22 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           await tx.identifiers.insert(last);
           await tx.identifiers.insert(first);
         });
-        expect(await run((tx) => tx.identifiers.sealedValuesToCheck())).toEqual([
-          "v1.kA.first",
-          "v1.kB.last",
-        ]);
+        expect(await run((tx) => tx.identifiers.firstAndLast())).toEqual([first, last]);
+        const outside = (prefixes: string[]) => run((tx) => tx.identifiers.sealedOutsidePrefixes(prefixes));
+        // Other tests of the suite seal with other prefixes: only "v1.kC." is this test's alone.
+        const everyOther = await run(async (tx) => {
+          const found = new Set<string>();
+          for (let p = await tx.identifiers.sealedOutsidePrefixes([]); p !== null; ) {
+            found.add(`${p.split(".").slice(0, 2).join(".")}.`);
+            p = await tx.identifiers.sealedOutsidePrefixes([...found]);
+          }
+          return [...found];
+        });
+        expect(everyOther).toEqual(expect.arrayContaining(["v1.k_A.", "v1.kB.", "v1.kC."]));
+        expect(await outside(everyOther)).toBeNull();
+        expect(await outside(everyOther.filter((p) => p !== "v1.kC."))).toBe("v1.kC.between");
+        // A key id's "_" is a character, not a wildcard: "v1.kxA." does not cover "v1.k_A.first".
+        expect(await outside([...everyOther.filter((p) => p !== "v1.k_A."), "v1.kxA."])).toBe("v1.k_A.first");
       });
 
       it("finds verified identifiers by blind index within the tenant only", async () => {

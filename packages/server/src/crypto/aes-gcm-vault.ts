@@ -11,6 +11,9 @@ export interface AesGcmVaultOptions {
 }
 
 const version = "v1";
+
+/** How every value sealed with the key `keyId` starts. */
+export const sealedPrefix = (keyId: string): string => `${version}.${keyId}.`;
 const ivBytes = 12;
 const tagBytes = 16;
 const keyIdPattern = /^[A-Za-z0-9_-]{1,32}$/;

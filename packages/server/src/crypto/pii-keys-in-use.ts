@@ -1,26 +1,51 @@
-import type { PiiVault, UnitOfWork } from "@wallet/ledger-core";
+import { identifierBlindIndex, type PiiVault, type UnitOfWork } from "@wallet/ledger-core";
 import { StartupError } from "../startup-error.js";
+import { sealedPrefix } from "./aes-gcm-vault.js";
 
 /**
- * Refuses to start when the PII keys cannot open the identifiers the database holds (the first
- * and the last stored): a sandbox started from another directory generates a key of its own, and
- * an operator may pass the wrong `WALLET_PII_KEY`. Started anyway, every read of personal data
- * would answer 500, and the duplicate check of verified identifiers would go blind (their blind
- * index is keyed from the PII key), letting a second customer register the same phone number.
+ * Refuses to start when the PII keys do not fit the identifiers the database holds:
+ * - a value sealed with a key that is not in the ring (a sandbox started from another directory
+ *   generates a key of its own, an operator may pass the wrong `WALLET_PII_KEY`, or drop a
+ *   rotation's middle key): every read of it would fail (one scan of the identifiers);
+ * - the first and the last identifier must open, and their blind index must be the one the last
+ *   key of the ring makes (keys listed "old,new" instead of "new,old" open everything, but index
+ *   anew).
+ * Started anyway, reads of personal data would fail, or the duplicate check of verified
+ * identifiers would go blind, letting a second customer register the same phone number.
  */
 export async function assertPiiKeysOpenStore(
   uow: UnitOfWork,
   vault: PiiVault,
+  keyIds: readonly string[],
   source: string,
 ): Promise<void> {
-  const sealed = await uow.run((tx) => tx.identifiers.sealedValuesToCheck());
-  for (const value of sealed) {
+  const { outside, ends } = await uow.run(async (tx) => ({
+    outside: await tx.identifiers.sealedOutsidePrefixes(keyIds.map(sealedPrefix)),
+    ends: await tx.identifiers.firstAndLast(),
+  }));
+  const cannotOpen = (e: unknown) =>
+    // The vault's messages never quote the value (it is personal data); a key id is not.
+    new StartupError(
+      `the PII keys (${source}) cannot open the identifiers stored in the database (${(e as Error).message}): start with every key they were sealed with, listed in WALLET_PII_KEY ("new,old" while rotating)`,
+    );
+  for (const sealed of outside === null ? [] : [outside]) {
     try {
-      vault.open(value);
+      vault.open(sealed);
     } catch (e) {
-      // The vault's messages never quote the value (it is personal data); a key id is not.
+      throw cannotOpen(e);
+    }
+  }
+  for (const identifier of ends) {
+    let value: string;
+    try {
+      value = vault.open(identifier.sealedValue);
+    } catch (e) {
+      throw cannotOpen(e);
+    }
+    const index = identifierBlindIndex(vault, identifier.tenantId, identifier.class, identifier.type, value);
+    if (index !== identifier.blindIndex) {
       throw new StartupError(
-        `the PII keys (${source}) cannot open the identifiers stored in the database (${(e as Error).message}): start with the key they were sealed with, listed in WALLET_PII_KEY ("new,old" while rotating)`,
+        `the PII keys (${source}) open the identifiers stored in the database, but the last of them is not the key their blind index was made with: keep the original key last in WALLET_PII_KEY ("new,old" while rotating), or the duplicate check of verified identifiers goes blind`,
       );
     }
   }

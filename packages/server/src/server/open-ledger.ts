@@ -76,7 +76,12 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
     // Before seeding: a refused file must leave nothing of itself in the database.
     await assertCatalogCoversStore(store.uow, options.config);
     core = createCoreDeps(options.config, options.piiKeys, clock);
-    await assertPiiKeysOpenStore(store.uow, core.vault, options.piiKeySource ?? "WALLET_PII_KEY");
+    await assertPiiKeysOpenStore(
+      store.uow,
+      core.vault,
+      [...options.piiKeys.keys.keys()],
+      options.piiKeySource ?? "WALLET_PII_KEY",
+    );
     seeded = await seedFromConfig(store.uow, options.config, clock);
   } catch (e) {
     await store.close().catch(() => {});
