@@ -447,8 +447,10 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         // Other tests of the suite seal with other prefixes: only "v1.kC." is this test's alone.
         const everyOther = await run(async (tx) => {
           const found = new Set<string>();
-          for (let p = await tx.identifiers.sealedOutsidePrefixes([]); p !== null; ) {
-            found.add(`${p.split(".").slice(0, 2).join(".")}.`);
+          for (let p = await tx.identifiers.sealedOutsidePrefixes([]); p !== null && found.size < 1000; ) {
+            // Other fixtures may seal without the vault's format: their whole value is the prefix.
+            const parts = p.split(".");
+            found.add(parts.length >= 3 ? `${parts[0]}.${parts[1]}.` : p);
             p = await tx.identifiers.sealedOutsidePrefixes([...found]);
           }
           return [...found];
