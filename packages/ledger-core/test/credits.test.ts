@@ -44,6 +44,19 @@ describe("wallet credits", () => {
     expect(await core.run((tx) => getTrialBalance(tx))).toEqual(trialBefore);
   });
 
+  it("funding refuses (422) a currency no wallet profile holds (a typo such as KSE), moving nothing", async () => {
+    const trialBefore = await core.run((tx) => getTrialBalance(tx));
+    for (const stranded of ["KSE", "XYZ"]) {
+      const e = await refusal(
+        core.run((tx) =>
+          fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 5_000, currency: stranded }),
+        ),
+      );
+      expect([e.code, e.details?.[0]?.field]).toEqual(["UnprocessableEntity", "currency"]);
+    }
+    expect(await core.run((tx) => getTrialBalance(tx))).toEqual(trialBefore);
+  });
+
   it("funding refuses (422) once everything a tenant was ever funded would pass 2^53 - 1, even with the prefund spent", async () => {
     const max = Number.MAX_SAFE_INTEGER;
     const fund = (amountMinor: number) =>

@@ -21,9 +21,15 @@ export interface FundPrefundInput {
 /** Operator: records money received from the tenant (deposits -> prefund). */
 export async function fundPrefund(deps: CoreDeps, tx: Tx, input: FundPrefundInput): Promise<PrefundView> {
   assertPositiveAmount(input.amountMinor);
-  // A prefund in a currency no wallet holds would strand the money: at least a real code.
   assertCurrencyCode(input.currency);
   (await tx.tenants.get(input.tenantId)) ?? notFound("Tenant");
+  // A prefund in a currency no wallet can hold would strand the money (a typo such as KSE for KES
+  // posts a journal that nothing can spend, and no route undoes it).
+  if (!deps.catalog.walletProfiles.some((p) => p.currency === input.currency)) {
+    refuse("UnprocessableEntity", `No wallet profile of the catalog holds ${input.currency}`, [
+      { field: "currency", issue: "must be the currency of a wallet profile" },
+    ]);
+  }
   const prefund = accountKeys.prefund(input.tenantId);
   const deposits = accountKeys.deposits(input.tenantId);
   const balances = await tx.ledger.lockAccounts(input.currency, [deposits, prefund]);
