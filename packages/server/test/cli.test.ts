@@ -187,6 +187,26 @@ describe("wallet migrate", () => {
     expect(migrated).toMatchObject({ code: 0, stderr: "" });
     expect(migrated.stdout).toMatch(/^migrated sqlite:.*w\.db\n$/);
   });
+
+  it("refuses, with serve's line and status, a new tenant whose API key another tenant holds", async () => {
+    const cwd = tempDir("migrate-api-key");
+    writeFileSync(join(cwd, "first.json"), JSON.stringify(designExample()));
+    const first = await serve(["--config", "first.json", "--db", "sqlite:./w.db", "--port", "0"], { cwd });
+    expect(await first.stop()).toBe(0);
+    const raw = designExample();
+    raw.tenants[0].id = "gamma";
+    writeFileSync(join(cwd, "second.json"), JSON.stringify(raw));
+    const migrated = await run(["migrate", "--config", "second.json", "--db", "sqlite:./w.db"], { cwd });
+    expect(migrated).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "wallet: config: tenants[0].apiKeys[0]: API key already belongs to another tenant\n",
+    });
+    const served = await run(["serve", "--config", "second.json", "--db", "sqlite:./w.db", "--port", "0"], {
+      cwd,
+    });
+    expect(served).toMatchObject({ code: 1, stderr: migrated.stderr });
+  });
 });
 
 describe("wallet <command> --help", () => {

@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
 import { loadConfig } from "../config/load-config.js";
-import { insertRefusals } from "../config/seed.js";
+import { assertApiKeysNotForeign, insertRefusals } from "../config/seed.js";
 import { defaultDatabaseUrl, redactDatabaseUrl, resolveDatabaseUrl } from "../server/database-url.js";
 import { openCheckedStore } from "../server/open-ledger.js";
 import { parseCommandArgs } from "./args.js";
@@ -14,7 +14,8 @@ import { type CliIo, line, UsageError } from "./io.js";
  * webhook without a url or a secret, a secret dated ahead) read the file alone as well, but a
  * tenant already in the database is not inserted again: a tenant failing one is refused once the
  * database has answered that it does not hold it, with the line and exit status `serve` has. So
- * is a catalog that lacks a KYC level or a rail the database still uses (catalog-in-use.ts).
+ * is a catalog that lacks a KYC level or a rail the database still uses (catalog-in-use.ts), and a
+ * tenant of the file with an API key another tenant holds.
  */
 export async function migrateCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
@@ -37,14 +38,17 @@ export async function migrateCommand(argv: readonly string[], io: CliIo): Promis
     await store.migrate();
     // In serve's order: the catalog against the data (a KYC level or a rail still in use), then
     // the tenants its seed would insert.
-    if (config !== null) await assertCatalogCoversStore(store.uow, config);
-    if (refusals.length > 0) {
-      // The first refused tenant that `serve` would insert, in file order, as its seed finds it.
-      const refused = await store.uow.run(async (tx) => {
-        for (const r of refusals) if ((await tx.tenants.get(r.tenantId)) === null) return r.error;
-        return null;
+    if (config !== null) {
+      await assertCatalogCoversStore(store.uow, config);
+      // Tenant by tenant in file order, as the seed finds them: a refusal of a tenant it would
+      // insert, then an API key of the tenant's that another tenant holds. Nothing is written.
+      await store.uow.run(async (tx) => {
+        for (const [i, t] of config.tenants.entries()) {
+          const refused = refusals.find((r) => r.tenantId === t.id);
+          if (refused !== undefined && (await tx.tenants.get(t.id)) === null) throw refused.error;
+          await assertApiKeysNotForeign(tx, t, i);
+        }
       });
-      if (refused !== null) throw refused;
     }
   } finally {
     await store.close();

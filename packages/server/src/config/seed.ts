@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Clock, Tenant, UnitOfWork } from "@wallet/ledger-core";
+import type { Clock, Tenant, Tx, UnitOfWork } from "@wallet/ledger-core";
 import { ConfigError } from "./config-error.js";
 import type { TenantConfig, WalletConfig } from "./schema.js";
 import { toSigningKeys, toTenant } from "./to-core.js";
@@ -43,13 +43,11 @@ export async function seedFromConfig(
         }
       }
 
-      for (const [j, hash] of apiKeyHashes(t).entries()) {
-        const owner = await tx.tenants.findByApiKeyHash(hash);
-        if (owner === null) {
+      await assertApiKeysNotForeign(tx, t, i);
+      for (const hash of apiKeyHashes(t)) {
+        if ((await tx.tenants.findByApiKeyHash(hash)) === null) {
           await tx.tenants.addApiKeyHash(t.id, hash);
           report.apiKeysAdded++;
-        } else if (owner !== t.id) {
-          throw new ConfigError(`tenants[${i}].apiKeys[${j}]`, "API key already belongs to another tenant");
         }
       }
 
@@ -62,6 +60,19 @@ export async function seedFromConfig(
     }
   });
   return report;
+}
+
+/**
+ * Refuses the file's tenant `i` when one of its API keys belongs to another tenant in the
+ * database (`serve`'s seed, and `wallet migrate` before a deployment's servers would refuse it).
+ */
+export async function assertApiKeysNotForeign(tx: Tx, t: TenantConfig, i: number): Promise<void> {
+  for (const [j, hash] of apiKeyHashes(t).entries()) {
+    const owner = await tx.tenants.findByApiKeyHash(hash);
+    if (owner !== null && owner !== t.id) {
+      throw new ConfigError(`tenants[${i}].apiKeys[${j}]`, "API key already belongs to another tenant");
+    }
+  }
 }
 
 /**
