@@ -26,7 +26,16 @@ export function planAttemptResult(
   at: Date,
 ): DeliveryResult {
   const statusCode = "status" in r ? r.status : null;
-  const error = "status" in r ? (classifyAttempt(r) === "delivered" ? null : `HTTP ${r.status}`) : r.error;
+  // A connection error keeps its code (ECONNREFUSED, ENOTFOUND, ...): the operator's log tells a
+  // closed port from a name that does not resolve. Never the message, which may quote the URL.
+  const error =
+    "status" in r
+      ? classifyAttempt(r) === "delivered"
+        ? null
+        : `HTTP ${r.status}`
+      : r.error === "connection" && r.detail !== undefined
+        ? `connection (${r.detail})`
+        : r.error;
   const base = { attempted: true, statusCode, error, atIso: at.toISOString(), nextAttemptAt: null };
   const kind = classifyAttempt(r);
   if (kind === "delivered") return { ...base, outcome: "delivered" };

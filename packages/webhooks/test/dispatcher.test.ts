@@ -203,7 +203,7 @@ describe("webhook dispatcher", () => {
     expect(await status(refused)).toMatchObject({
       status: "pending",
       attempts: 1,
-      lastError: "connection",
+      lastError: "connection (ECONNREFUSED)",
       lastStatusCode: null,
     });
 

@@ -373,6 +373,17 @@ describe("retry policy", () => {
     expect(classifyAttempt({ error: "connection" })).toBe("retryable");
   });
 
+  it("records a connection error with its code, so a refused port and an unknown name differ", () => {
+    const at = new Date("2026-11-22T10:00:00.000Z");
+    const errorOf = (r: Parameters<typeof planAttemptResult>[0]) =>
+      planAttemptResult(r, 1, defaultRetryScheduleSeconds, at).error;
+    expect(errorOf({ error: "connection", detail: "ECONNREFUSED" })).toBe("connection (ECONNREFUSED)");
+    expect(errorOf({ error: "connection", detail: "ENOTFOUND" })).toBe("connection (ENOTFOUND)");
+    expect(errorOf({ error: "connection" })).toBe("connection");
+    expect(errorOf({ error: "timeout" })).toBe("timeout");
+    expect(errorOf({ status: 503 })).toBe("HTTP 503");
+  });
+
   it("follows the spec's schedule and fails after the 8th attempt", () => {
     const at = new Date("2026-11-22T10:00:00.000Z");
     const waits = [60, 300, 1800, 7200, 43200, 43200, 43200];
