@@ -75,6 +75,15 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
       }),
     );
 
+  /** The tenant's revocation of the mandate, as a request; `tag` makes its idempotency key. */
+  const revocation = (mandateUid: string, tag: string) => () =>
+    send(
+      suite.real,
+      "revoke",
+      `status-race-revoke-${tag}-${mandateUid}`,
+      JSON.stringify({ mandateUid, reason: "race" }),
+    );
+
   /** Runs `work`, recording its name in `order` when it settles. */
   const settles =
     <T>(order: string[], name: string, work: () => Promise<T>) =>
@@ -92,6 +101,10 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
       return "ok";
     });
 
+  /** The operator's suspension of the customer. */
+  const suspension = (customerUid: string) =>
+    operator((tx) => changeCustomerStatus(suite.real.deps, tx, customerUid, "suspended"));
+
   it("a revocation waits for a mandate debit in flight, and is answered after it", async () => {
     const { walletUid, mandateUid } = await customerWithMandate();
     const order: string[] = [];
@@ -100,14 +113,7 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
       suite.url,
       "operations",
       settles(order, "debit", mandateDebit(walletUid, mandateUid, "a")),
-      settles(order, "revoke", () =>
-        send(
-          suite.real,
-          "revoke",
-          `status-race-revoke-a-${mandateUid}`,
-          JSON.stringify({ mandateUid, reason: "race" }),
-        ),
-      ),
+      settles(order, "revoke", revocation(mandateUid, "a")),
     );
     expect([debit, revoke].map(outcomeOf)).toEqual(["ok", "ok"]);
     expect(order).toEqual(["debit", "revoke"]);
@@ -119,13 +125,7 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
     const [revoke, debit] = await firstStopsAt(
       suite.url,
       "mandates",
-      () =>
-        send(
-          suite.real,
-          "revoke",
-          `status-race-revoke-b-${mandateUid}`,
-          JSON.stringify({ mandateUid, reason: "race" }),
-        ),
+      revocation(mandateUid, "b"),
       mandateDebit(walletUid, mandateUid, "b"),
     );
     expect([revoke, debit].map(outcomeOf)).toEqual(["ok", "UnprocessableEntity"]);
@@ -156,11 +156,7 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
           creditBody(walletUid, 1_000, "in-flight"),
         ),
       ),
-      settles(
-        order,
-        "suspend",
-        operator((tx) => changeCustomerStatus(suite.real.deps, tx, customerUid, "suspended")),
-      ),
+      settles(order, "suspend", suspension(customerUid)),
     );
     expect([outcomeOf(credit), suspend]).toEqual(["ok", "ok"]);
     expect(order).toEqual(["credit", "suspend"]);
@@ -169,12 +165,8 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
   it("a credit that starts while the customer's suspension runs waits for it, then is refused", async () => {
     const { customerUid, walletUid } = await customerWithMandate();
     // The suspension stops at updating the customer, its wallets locked; the credit runs meanwhile.
-    const [suspend, credit] = await firstStopsAt(
-      suite.url,
-      "customers",
-      operator((tx) => changeCustomerStatus(suite.real.deps, tx, customerUid, "suspended")),
-      () =>
-        send(suite.real, "credit", `status-race-credit-b-${walletUid}`, creditBody(walletUid, 1_000, "b")),
+    const [suspend, credit] = await firstStopsAt(suite.url, "customers", suspension(customerUid), () =>
+      send(suite.real, "credit", `status-race-credit-b-${walletUid}`, creditBody(walletUid, 1_000, "b")),
     );
     expect([suspend, outcomeOf(credit)]).toEqual(["ok", "CustomerNotActive"]);
   });

@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
 import { loadConfig } from "../config/load-config.js";
-import { assertApiKeysNotForeign, insertRefusals } from "../config/seed.js";
+import { apiKeysToAdd, insertRefusals } from "../config/seed.js";
 import { defaultDatabaseUrl, redactDatabaseUrl, resolveDatabaseUrl } from "../server/database-url.js";
 import { openCheckedStore } from "../server/open-ledger.js";
 import { parseCommandArgs } from "./args.js";
@@ -46,7 +46,7 @@ export async function migrateCommand(argv: readonly string[], io: CliIo): Promis
         for (const [i, t] of config.tenants.entries()) {
           const refused = refusals.find((r) => r.tenantId === t.id);
           if (refused !== undefined && (await tx.tenants.get(t.id)) === null) throw refused.error;
-          await assertApiKeysNotForeign(tx, t, i);
+          await apiKeysToAdd(tx, t, i);
         }
       });
     }

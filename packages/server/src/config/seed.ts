@@ -43,12 +43,9 @@ export async function seedFromConfig(
         }
       }
 
-      await assertApiKeysNotForeign(tx, t, i);
-      for (const hash of apiKeyHashes(t)) {
-        if ((await tx.tenants.findByApiKeyHash(hash)) === null) {
-          await tx.tenants.addApiKeyHash(t.id, hash);
-          report.apiKeysAdded++;
-        }
+      for (const hash of await apiKeysToAdd(tx, t, i)) {
+        await tx.tenants.addApiKeyHash(t.id, hash);
+        report.apiKeysAdded++;
       }
 
       const known = new Set((await tx.tenants.listSigningKeys(t.id)).map((k) => k.kid));
@@ -63,16 +60,20 @@ export async function seedFromConfig(
 }
 
 /**
- * Refuses the file's tenant `i` when one of its API keys belongs to another tenant in the
- * database (`serve`'s seed, and `wallet migrate` before a deployment's servers would refuse it).
+ * The file's tenant `i`'s API keys that no tenant holds yet, or a refusal when one of them belongs
+ * to another tenant (`serve`'s seed adds them; `wallet migrate` only checks, before a
+ * deployment's servers would refuse the file).
  */
-export async function assertApiKeysNotForeign(tx: Tx, t: TenantConfig, i: number): Promise<void> {
+export async function apiKeysToAdd(tx: Tx, t: TenantConfig, i: number): Promise<string[]> {
+  const toAdd: string[] = [];
   for (const [j, hash] of apiKeyHashes(t).entries()) {
     const owner = await tx.tenants.findByApiKeyHash(hash);
-    if (owner !== null && owner !== t.id) {
+    if (owner === null) toAdd.push(hash);
+    else if (owner !== t.id) {
       throw new ConfigError(`tenants[${i}].apiKeys[${j}]`, "API key already belongs to another tenant");
     }
   }
+  return toAdd;
 }
 
 /**

@@ -23,25 +23,19 @@ export async function assertPiiKeysOpenStore(
     outside: await tx.identifiers.sealedOutsidePrefixes(keyIds.map(sealedPrefix)),
     ends: await tx.identifiers.firstAndLast(),
   }));
-  const cannotOpen = (e: unknown) =>
-    // The vault's messages never quote the value (it is personal data); a key id is not.
-    new StartupError(
-      `the PII keys (${source}) cannot open the identifiers stored in the database (${(e as Error).message}): start with every key they were sealed with, listed in WALLET_PII_KEY ("new,old" while rotating)`,
-    );
-  for (const sealed of outside === null ? [] : [outside]) {
+  const open = (sealed: string): string => {
     try {
-      vault.open(sealed);
+      return vault.open(sealed);
     } catch (e) {
-      throw cannotOpen(e);
+      // The vault's messages never quote the value (it is personal data); a key id is not.
+      throw new StartupError(
+        `the PII keys (${source}) cannot open the identifiers stored in the database (${(e as Error).message}): start with every key they were sealed with, listed in WALLET_PII_KEY ("new,old" while rotating)`,
+      );
     }
-  }
+  };
+  if (outside !== null) open(outside);
   for (const identifier of ends) {
-    let value: string;
-    try {
-      value = vault.open(identifier.sealedValue);
-    } catch (e) {
-      throw cannotOpen(e);
-    }
+    const value = open(identifier.sealedValue);
     const index = identifierBlindIndex(vault, identifier.tenantId, identifier.class, identifier.type, value);
     if (index !== identifier.blindIndex) {
       throw new StartupError(
