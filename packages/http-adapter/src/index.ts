@@ -8,7 +8,7 @@ export { IpAllowlist } from "./auth/ip-allowlist.js";
 export { errorStatus } from "./errors/error-status.js";
 export type { ErrorBody } from "./errors/http-error.js";
 export { UNAUTHORIZED_BODY } from "./errors/http-error.js";
-export { newRequestId } from "./middleware/request-id.js";
+export { newRequestId, requestIdOfIncoming } from "./middleware/request-id.js";
 export { ed25519SpkiPem } from "./operator/tenant-schemas.js";
 export { createOperatorApi, OPERATOR_API_BASE } from "./operator-api.js";
 export { parseRequestBody, type RequestBodyOf, requestBodySchemas } from "./request-bodies.js";

@@ -14,7 +14,7 @@ export interface ErrorBody {
 export class HttpError extends Error {
   override readonly name = "HttpError";
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 413 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 408 | 413 | 429 | 500 | 503,
     readonly body: ErrorBody,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
@@ -46,6 +46,14 @@ export const routeNotFound = (): HttpError =>
 
 export const payloadTooLarge = (bytesMax: number): HttpError =>
   new HttpError(413, { error: "PayloadTooLarge", message: `The request body exceeds ${bytesMax} bytes` });
+
+/**
+ * The body stopped arriving: the client closed the connection, or Node's request timeout cut it
+ * (and answered 408 itself). Nobody reads this answer; it is what the access log records, instead
+ * of an "unhandled error" and a 500.
+ */
+export const requestIncomplete = (): HttpError =>
+  new HttpError(408, { error: "RequestTimeout", message: "The request did not arrive in full" });
 
 export const tooManyRequests = (retryAfterSeconds: number): HttpError =>
   new HttpError(

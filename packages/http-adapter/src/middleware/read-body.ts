@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app/env.js";
-import { payloadTooLarge } from "../errors/http-error.js";
+import { HttpError, payloadTooLarge, requestIncomplete } from "../errors/http-error.js";
 
 const EMPTY = new Uint8Array(0);
 const DECIMAL = /^\d{1,15}$/;
@@ -30,7 +30,7 @@ export function readBody(bytesMax: number): MiddlewareHandler<AppEnv> {
       return next();
     }
     if (declared !== undefined && DECIMAL.test(declared)) {
-      if (declared !== "0") bytes = new Uint8Array(await c.req.arrayBuffer());
+      if (declared !== "0") bytes = new Uint8Array(await received(c.req.arrayBuffer()));
       if (bytes.byteLength > bytesMax) throw payloadTooLarge(bytesMax);
       c.set("rawBody", bytes);
       c.set("bodySha256", sha256Hex(bytes));
@@ -42,7 +42,7 @@ export function readBody(bytesMax: number): MiddlewareHandler<AppEnv> {
       let size = 0;
       const reader = stream.getReader();
       for (;;) {
-        const { done, value } = await reader.read();
+        const { done, value } = await received(reader.read());
         if (done) break;
         size += value.byteLength;
         if (size > bytesMax) {
@@ -57,6 +57,16 @@ export function readBody(bytesMax: number): MiddlewareHandler<AppEnv> {
     c.set("bodySha256", sha256Hex(bytes));
     await next();
   };
+}
+
+/** A read of the body, whose failure (the connection closed or timed out mid-body) is a 408. */
+async function received<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (e) {
+    if (e instanceof HttpError) throw e;
+    throw requestIncomplete();
+  }
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {

@@ -18,6 +18,16 @@ export function ensureRequestId(c: Context<AppEnv>): string {
   return id;
 }
 
+/** The request id the app gave each Node request it is answering (see `requestIdOfIncoming`). */
+const idsOfIncoming = new WeakMap<object, string>();
+
+/**
+ * The request id of a Node `IncomingMessage` the app has started on, for an answer Node gives in
+ * its place (a request timeout mid-body), so the client and the access log see the same id.
+ */
+export const requestIdOfIncoming = (incoming: object | undefined): string | undefined =>
+  incoming === undefined ? undefined : idsOfIncoming.get(incoming);
+
 /**
  * Echoes a valid X-Request-Id or generates one, and puts it on every response, errors and 401
  * included. Outermost middleware, so nothing answers without it. Safe to run twice (mounted apps).
@@ -25,6 +35,8 @@ export function ensureRequestId(c: Context<AppEnv>): string {
 export function requestId(): MiddlewareHandler<AppEnv> {
   return async function requestId(c, next) {
     const id = ensureRequestId(c);
+    const incoming = (c.env as AppEnv["Bindings"])?.incoming;
+    if (incoming !== undefined) idsOfIncoming.set(incoming, id);
     await next();
     c.header("X-Request-Id", id);
   };

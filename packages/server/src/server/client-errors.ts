@@ -1,7 +1,7 @@
-import type { Server, ServerOptions } from "node:http";
+import type { IncomingMessage, RequestListener, Server, ServerOptions } from "node:http";
 import type { Duplex } from "node:stream";
 import { RequestError } from "@hono/node-server";
-import { type ErrorBody, newRequestId } from "@wallet/http-adapter";
+import { type ErrorBody, newRequestId, requestIdOfIncoming } from "@wallet/http-adapter";
 
 /**
  * Default for how long a request may take to arrive in full (headers and body). Node's own default
@@ -17,6 +17,9 @@ export function requestTimeoutOptions(requestTimeoutMs: number): ServerOptions {
     headersTimeout: Math.min(20_000, requestTimeoutMs),
     // Node checks the timeouts this often (default 30 s): a tenth of the timeout, within 1-2 s.
     connectionsCheckingInterval: Math.min(2_000, Math.max(100, Math.floor(requestTimeoutMs / 10))),
+    // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; `refuseMissingHost`
+    // answers it with the error body instead.
+    requireHostHeader: false,
   };
 }
 
@@ -65,15 +68,40 @@ export function answerClientErrors(server: Server, requestTimeoutMs: number): vo
     }
     const { status, reason, body } = answerOf(err, requestTimeoutMs);
     const text = JSON.stringify(body);
+    // A request the app has started on (a body that stopped arriving) keeps the app's request id,
+    // the one its access log line carries.
+    const requestId = requestIdOfIncoming((inFlight as { req?: IncomingMessage } | undefined)?.req);
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\n` +
         "Content-Type: application/json\r\n" +
         `Content-Length: ${Buffer.byteLength(text)}\r\n` +
-        `X-Request-Id: ${newRequestId()}\r\n` +
+        `X-Request-Id: ${requestId ?? newRequestId()}\r\n` +
         "Connection: close\r\n\r\n" +
         text,
     );
   });
+}
+
+/**
+ * HTTP/1.1 requires a Host header (RFC 9112, section 3.2): a request without one is refused 400
+ * in the one error body, where Node (with `requireHostHeader`) would send a bare 400. HTTP/1.0
+ * needs none, as before.
+ */
+export function refuseMissingHost(listener: RequestListener): RequestListener {
+  const text = JSON.stringify({
+    error: "InvalidRequest",
+    message: "The Host header is missing",
+  } satisfies ErrorBody);
+  return (req, res) => {
+    if (req.httpVersion !== "1.1" || req.headers.host !== undefined) return listener(req, res);
+    res.writeHead(400, {
+      "Content-Type": "application/json",
+      "Content-Length": Buffer.byteLength(text),
+      "X-Request-Id": newRequestId(),
+      Connection: "close",
+    });
+    res.end(text);
+  };
 }
 
 /**

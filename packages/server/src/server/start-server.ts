@@ -18,6 +18,7 @@ import { firstLine, StartupError } from "../startup-error.js";
 import {
   answerClientErrors,
   REQUEST_TIMEOUT_MS,
+  refuseMissingHost,
   requestErrorResponse,
   requestTimeoutOptions,
 } from "./client-errors.js";
@@ -210,7 +211,7 @@ function listen(
     // @hono/node-server's listener on a server of our own: `serve` takes no errorHandler.
     const server = createServer(
       requestTimeoutOptions(requestTimeoutMs),
-      getRequestListener(fetch, { hostname, errorHandler: requestErrorResponse }),
+      refuseMissingHost(getRequestListener(fetch, { hostname, errorHandler: requestErrorResponse })),
     );
     answerClientErrors(server, requestTimeoutMs);
     const onError = (e: Error) =>

@@ -7,6 +7,7 @@ import { getTrialBalance } from "@wallet/ledger-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/index.js";
 import { piiKeyRing } from "../../src/crypto/index.js";
+import { createLogger } from "../../src/server/logger.js";
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
 import {
   type Credentials,
@@ -32,6 +33,7 @@ let creds: Credentials;
 let customerUid = "";
 let walletUid = "";
 const dir = mkdtempSync(join(tmpdir(), "wallet-wire-"));
+const logLines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
   creds = newCredentials();
@@ -43,6 +45,7 @@ beforeAll(async () => {
     adminToken: creds.adminToken,
     scheduler: false,
     requestTimeoutMs: 2_000,
+    logger: createLogger((line) => logLines.push(JSON.parse(line))),
   });
   const http = new WalletHttp(creds);
   await http.admin(server.url, "POST", `/tenants/${TENANT_ID}/prefund`, {
@@ -107,6 +110,18 @@ function auth(method: string, target: string, body = "", timestampOffset = 0): s
 
 const request = (lines: string[], body = "") =>
   `${lines.join("\r\n")}\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+/** The access log line ("request") of the wallet-credits route logged after `from`, if any. */
+function accessLine(from: number, requestId?: string): Record<string, unknown> | undefined {
+  return logLines
+    .slice(from)
+    .find(
+      (l) =>
+        l.msg === "request" &&
+        l.route === `${TENANT}/wallet-credits` &&
+        (requestId === undefined || l.requestId === requestId),
+    );
+}
 
 async function ledgerState(): Promise<string> {
   return server.store.uow.run(async (tx) => {
@@ -196,13 +211,46 @@ describe("raw-socket attacks on the real server", () => {
     const body = JSON.stringify(creditBody({ customerUid, walletUid, msisdnUid: "" }, 100, "wire-slow"));
     const lines = [`POST ${target} HTTP/1.1`, "Content-Type: application/json", "Idempotency-Key: wire-slow"];
     const head = `${[...lines, ...auth("POST", target, body)].join("\r\n")}\r\nHost: x\r\nConnection: close\r\nContent-Length: ${body.length + 13}\r\n\r\n`;
+    const logged = logLines.length;
     const a = await raw(head + body); // 13 bytes never come
     expectRefused(a, "short body", [408]);
     expect(JSON.parse(a.body).error).toBe("RequestTimeout");
+    // The app's access log records the same request under the id the client got, as a 408, and
+    // nothing at error level (it used to be an "unhandled error" and a 500 under another id).
+    const requestId = /x-request-id: (\S+)/i.exec(a.headers)?.[1];
+    await expect.poll(() => accessLine(logged, requestId)?.status).toBe(408);
+    expect(logLines.slice(logged).filter((l) => Number(l.level) >= 50)).toEqual([]);
     // Headers that never end: the same answer.
     const stalled = await raw(`GET ${TENANT}/operations HTTP/1.1\r\nHost: x\r\n`);
     expectRefused(stalled, "unfinished headers", [408]);
     expect(await ledgerState(), "nothing created").toBe(before);
+  });
+
+  it("a client that closes mid-body: logged as a 408, never as an unhandled error", async () => {
+    const before = await ledgerState();
+    const logged = logLines.length;
+    const target = `${TENANT}/wallet-credits`;
+    const socket = connect(server.port, "127.0.0.1");
+    socket.on("error", () => {});
+    socket.write(
+      `POST ${target} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"amountMinor":`,
+    );
+    // The head is complete: give the app time to start on it and wait for the body.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(accessLine(logged), "the app is still reading the body").toBeUndefined();
+    socket.destroy();
+    await expect.poll(() => accessLine(logged)?.status).toBe(408);
+    expect(logLines.slice(logged).filter((l) => Number(l.level) >= 50)).toEqual([]);
+    expect(await ledgerState(), "nothing created").toBe(before);
+  });
+
+  it("an HTTP/1.1 request without Host: 400 in the error body; HTTP/1.0 needs none", async () => {
+    const a = await raw(`GET ${TENANT}/health HTTP/1.1\r\nConnection: close\r\n\r\n`);
+    expectRefused(a, "no Host", [400]);
+    expect(JSON.parse(a.body).message).toBe("The Host header is missing");
+    const old = await raw(`GET ${TENANT}/health HTTP/1.0\r\n\r\n`);
+    expect(old.headers).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(old.body).status).toBe("ok");
   });
 
   it("verifies the target as sent, whatever the Host header: a target needing encoding is 400", async () => {
