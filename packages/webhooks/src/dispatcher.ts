@@ -52,13 +52,16 @@ export interface WebhookDispatcherOptions {
 }
 
 /**
- * What a `runOnce` or a `drain` did: `leased` deliveries, and how each one ended. `lost`: a result
- * not recorded because the lease was gone or the store failed (the event is sent again later).
+ * What a `runOnce` or a `drain` did: `leased` deliveries, and how each one ended. `waiting`: not
+ * sent because the tenant's webhook is disabled or has no URL or no signing secret; the event keeps
+ * its place and is looked at again later (`holdUndeliverable`). `lost`: a result not recorded
+ * because the lease was gone or the store failed (the event is sent again later).
  */
 export interface DispatchCounts {
   leased: number;
   delivered: number;
   retried: number;
+  waiting: number;
   failed: number;
   lost: number;
 }
@@ -118,7 +121,7 @@ export function assertWebhookSettings(s: WebhookSettings): void {
   }
 }
 
-const zero = (): DispatchCounts => ({ leased: 0, delivered: 0, retried: 0, failed: 0, lost: 0 });
+const zero = (): DispatchCounts => ({ leased: 0, delivered: 0, retried: 0, waiting: 0, failed: 0, lost: 0 });
 
 /**
  * Why a leased row must not be sent, or null. A type outside the spec's list, or a body that does
@@ -168,7 +171,13 @@ export function createWebhookDispatcher(opts: WebhookDispatcherOptions): Webhook
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000) throw new Error("batchSize: 1-1000");
   if (!(leaseMs > settings.timeoutMs)) throw new Error("leaseMs must be longer than timeoutMs");
 
-  type Outcome = "delivered" | "retried" | "failed" | "lost";
+  type Outcome = "delivered" | "retried" | "waiting" | "failed" | "lost";
+  const schedule = settings.retryScheduleSeconds;
+  // How long an event may wait for its webhook to come back: until its last attempt would have
+  // been due had every attempt failed (about 38.5 h by default); it is looked at again after the
+  // schedule's first retry wait (1 min by default).
+  const waitMaxMs = schedule.reduce((sum, s) => sum + s, 0) * 1000;
+  const recheckMs = (schedule[1] ?? 60) * 1000;
 
   async function record(d: LeasedDelivery, result: DeliveryResult): Promise<Outcome> {
     try {
@@ -195,21 +204,41 @@ export function createWebhookDispatcher(opts: WebhookDispatcherOptions): Webhook
       nextAttemptAt: null,
     });
 
+  /**
+   * An event whose webhook cannot be sent to now (disabled, no URL, no signing secret) was owed
+   * when it was written: it waits, with its attempts and its place in its resource's order, and is
+   * looked at again after `recheckMs`. Once it has waited as long as the whole retry schedule
+   * lasts, it fails with that reason (the operator may re-queue it).
+   */
+  async function holdUndeliverable(d: LeasedDelivery, reason: string): Promise<Outcome> {
+    const now = clock.now().getTime();
+    const until = Date.parse(d.occurredAt) + waitMaxMs;
+    if (!(now < until)) return abandon(d, reason);
+    const outcome = await record(d, {
+      outcome: "retry",
+      attempted: false,
+      statusCode: null,
+      error: reason,
+      atIso: new Date(now).toISOString(),
+      nextAttemptAt: new Date(Math.min(now + recheckMs, until)).toISOString(),
+    });
+    return outcome === "retried" ? "waiting" : outcome;
+  }
+
   async function deliverOne(d: LeasedDelivery, tenant: Tenant | null): Promise<Outcome> {
     const problem = envelopeProblem(d);
     if (problem) {
       log.error?.("webhook event refused", { eventId: d.eventId, type: d.type, problem });
       return abandon(d, problem);
     }
-    // The config at delivery time decides where and how: a webhook disabled or emptied since the
-    // event was written fails the event (the operator may re-queue it once it is back).
+    // The config at delivery time decides where and how.
     if (!tenant) return abandon(d, "tenant unknown");
     const { webhook } = tenant;
-    if (!webhook.enabled || webhook.url === null) return abandon(d, "webhook disabled");
+    if (!webhook.enabled || webhook.url === null) return holdUndeliverable(d, "webhook disabled");
     // One instant for the choice of the secret and the timestamp it signs.
     const signedAt = clock.now();
     const secret = signingSecretOf(webhook, signedAt);
-    if (!secret) return abandon(d, "no signing secret");
+    if (!secret) return holdUndeliverable(d, "no signing secret");
 
     const timestamp = Math.floor(signedAt.getTime() / 1000);
     const headers = {

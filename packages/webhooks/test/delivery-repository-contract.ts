@@ -1,10 +1,11 @@
 import type { DeliveryResult, LeaseRequest, OutboxEvent, Tx, UnitOfWork } from "@wallet/ledger-core";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tenantFixture } from "./support/fixtures.js";
 
 /** A fresh, empty store per test: leasing is global, so tests must not see each other's events. */
 export interface DeliveryStoreSubject {
   uow: UnitOfWork;
+  close?: () => Promise<void>;
 }
 
 const t0 = "2026-11-22T10:00:00.000Z";
@@ -47,12 +48,13 @@ const result = (outcome: DeliveryResult["outcome"], over: Partial<DeliveryResult
 });
 
 /**
- * The DeliveryRepository contract, written once for every store (memory here; the SQL stores
- * run the same suite). Each test opens a fresh store.
+ * The DeliveryRepository contract, written once for every store (memory here; SQLite and Postgres
+ * in persistence's `test/contract/delivery-repository.test.ts`). Each test opens a fresh store.
  */
 export function describeDeliveryRepositoryContract(name: string, open: () => Promise<DeliveryStoreSubject>) {
   describe(`delivery repository contract: ${name}`, () => {
     let uow: UnitOfWork;
+    let close: (() => Promise<void>) | undefined;
     const run = <T>(work: (tx: Tx) => Promise<T>) => uow.run(work);
     const append = (...events: OutboxEvent[]) =>
       run(async (tx) => {
@@ -60,8 +62,12 @@ export function describeDeliveryRepositoryContract(name: string, open: () => Pro
       });
     const ids = (xs: { eventId: string }[]) => xs.map((x) => x.eventId);
 
+    afterEach(async () => {
+      await close?.();
+    });
+
     beforeEach(async () => {
-      ({ uow } = await open());
+      ({ uow, close } = await open());
       await run(async (tx) => {
         await tx.tenants.upsert(tenantFixture("acme", "http://127.0.0.1:9/hooks"));
         await tx.tenants.upsert(tenantFixture("beta", "http://127.0.0.1:9/hooks"));
@@ -184,7 +190,25 @@ export function describeDeliveryRepositoryContract(name: string, open: () => Pro
     it("a delivery abandoned without a POST keeps its attempt count", async () => {
       const e = event("acme", "op_a", 1);
       await append(e);
-      await run((tx) => tx.deliveries.leaseDue(lease({ leaseId: "L1" })));
+      // First it waits (the webhook is disabled): pending again, due later, nothing counted.
+      await run((tx) => tx.deliveries.leaseDue(lease({ leaseId: "L0" })));
+      await run((tx) =>
+        tx.deliveries.recordResult(
+          e.id,
+          "L0",
+          result("retry", { attempted: false, statusCode: null, error: "webhook disabled" }),
+        ),
+      );
+      expect(await run((tx) => tx.deliveries.get(e.id))).toMatchObject({
+        status: "pending",
+        attempts: 0,
+        lastStatusCode: null,
+        lastError: "webhook disabled",
+        lastAttemptAt: null,
+        nextAttemptAt: plus(t0, 60),
+      });
+      expect(await run((tx) => tx.deliveries.leaseDue(lease({ leaseId: "early" })))).toEqual([]);
+      await run((tx) => tx.deliveries.leaseDue(lease({ leaseId: "L1", nowIso: plus(t0, 60) })));
       await run((tx) =>
         tx.deliveries.recordResult(
           e.id,

@@ -232,7 +232,7 @@ describe("webhook dispatcher: one slow endpoint does not hold the others back", 
     );
     expect(result).toBeNull(); // what it started is still in flight
     hold.release();
-    expect(await draining).toEqual({ leased: 18, delivered: 18, retried: 0, failed: 0, lost: 0 });
+    expect(await draining).toEqual({ leased: 18, delivered: 18, retried: 0, waiting: 0, failed: 0, lost: 0 });
     expect(await allDelivered()).toBe(true);
     expect(hold.peak()).toBe(settings.maxInFlight);
     expect(await d.drain()).toMatchObject({ leased: 0 });

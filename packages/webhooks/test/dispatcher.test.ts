@@ -58,7 +58,14 @@ describe("webhook dispatcher", () => {
   it("POSTs the stored body, signed, with headers the receiver helper verifies", async () => {
     const id = await emit(store.uow, deps(), "acme", "wallet_credit.completed", "op_1");
     const [stored] = store.state.outbox;
-    expect(await dispatcher().runOnce()).toEqual({ leased: 1, delivered: 1, retried: 0, failed: 0, lost: 0 });
+    expect(await dispatcher().runOnce()).toEqual({
+      leased: 1,
+      delivered: 1,
+      retried: 0,
+      waiting: 0,
+      failed: 0,
+      lost: 0,
+    });
 
     expect(receiver.requests).toHaveLength(1);
     const got = receiver.requests[0]!;
@@ -384,27 +391,55 @@ describe("webhook dispatcher", () => {
     expect(await code("evt_unknown")).toBe("NotFound");
   });
 
-  it("fails, without sending, an event whose webhook was disabled or emptied since it was written", async () => {
+  it("holds, without sending, an event whose webhook was disabled or emptied since it was written, and sends it once the webhook is back", async () => {
     const disabled = await emit(store.uow, deps(), "acme", "customer.status_changed", "cus_1", "customer");
+    const later = await emit(store.uow, deps(), "acme", "customer.status_changed", "cus_1", "customer");
     await putTenant(tenantFixture("acme", receiver.url, { enabled: false }));
-    expect(await dispatcher().runOnce()).toMatchObject({ failed: 1 });
+    expect(await dispatcher().runOnce()).toMatchObject({ leased: 1, waiting: 1, failed: 0 });
     expect(await status(disabled)).toMatchObject({
-      status: "failed",
+      status: "pending",
       attempts: 0,
       lastError: "webhook disabled",
+      // Looked at again after the schedule's first retry wait.
+      nextAttemptAt: new Date(clock.now().getTime() + 60_000).toISOString(),
     });
+    expect((await status(later))?.status, "its resource's next event waits behind it").toBe("pending");
+    clock.advanceMs(60_000);
+    expect(await dispatcher().runOnce(), "still disabled").toMatchObject({ waiting: 1 });
 
+    // Back after an hour: both are sent, in order, each on its first attempt.
     await putTenant(tenantFixture("acme", receiver.url));
+    clock.advanceMs(3_600_000);
+    await dispatcher().drain();
+    expect(idsOf(receiver.requests)).toEqual([disabled, later]);
+    expect(await status(disabled)).toMatchObject({ status: "delivered", attempts: 1 });
+
+    // No URL, no signing secret: the same wait.
     const noUrl = await emit(store.uow, deps(), "acme", "wallet.status_changed", "wal_1", "wallet");
     await putTenant(tenantFixture("acme", null));
-    expect(await dispatcher().runOnce()).toMatchObject({ failed: 1 });
-    expect(await status(noUrl)).toMatchObject({ status: "failed", lastError: "webhook disabled" });
-
+    expect(await dispatcher().runOnce()).toMatchObject({ waiting: 1 });
+    expect(await status(noUrl)).toMatchObject({ status: "pending", lastError: "webhook disabled" });
     await putTenant(tenantFixture("acme", receiver.url));
     const noSecret = await emit(store.uow, deps(), "acme", "mandate.expired", "man_1", "mandate");
     await putTenant(tenantFixture("acme", receiver.url, { secrets: [] }));
+    clock.advanceMs(60_000);
+    expect(await dispatcher().drain()).toMatchObject({ waiting: 2 });
+    expect(await status(noSecret)).toMatchObject({ status: "pending", lastError: "no signing secret" });
+    expect(await status(noUrl)).toMatchObject({ status: "pending", lastError: "no signing secret" });
+    expect(receiver.requests).toHaveLength(2);
+  });
+
+  it("fails an event whose webhook stays unusable for as long as the retry schedule lasts (about 38.5 h)", async () => {
+    const id = await emit(store.uow, deps(), "acme", "customer.status_changed", "cus_1", "customer");
+    const span = defaultRetryScheduleSeconds.reduce((a, b) => a + b, 0) * 1000;
+    await putTenant(tenantFixture("acme", receiver.url, { enabled: false }));
+    clock.advanceMs(span - 30_000);
+    expect(await dispatcher().runOnce()).toMatchObject({ waiting: 1 });
+    // Its last look is at the end of the span, not a minute past it.
+    expect((await status(id))?.nextAttemptAt).toBe(new Date(Date.parse(start) + span).toISOString());
+    clock.advanceMs(30_000);
     expect(await dispatcher().runOnce()).toMatchObject({ failed: 1 });
-    expect(await status(noSecret)).toMatchObject({ status: "failed", lastError: "no signing secret" });
+    expect(await status(id)).toMatchObject({ status: "failed", attempts: 0, lastError: "webhook disabled" });
     expect(receiver.requests).toHaveLength(0);
   });
 

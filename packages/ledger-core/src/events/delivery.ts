@@ -4,12 +4,13 @@ import type { EventType } from "./model.js";
 
 /**
  * Delivery states of an outbox event. The outbox row IS the delivery:
- * - `pending`: waiting for its next attempt (`nextAttemptAt`; a new event is due at once);
+ * - `pending`: waiting for its next attempt (`nextAttemptAt`; a new event is due at once), or for
+ *   its webhook to be usable again (enabled, with a URL and a signing secret);
  * - `delivering`: leased by a dispatcher until `leaseUntil`; a lease that runs out makes the event
  *   due again, so a dispatcher that dies mid-POST costs a duplicate, never a loss (at least once);
  * - `delivered`: the receiver answered 2xx (final);
- * - `failed`: not retried (a 4xx other than 408/429, attempts exhausted, or the webhook gone); final
- *   until the operator re-queues it.
+ * - `failed`: not retried (a 4xx other than 408/429, attempts exhausted, or the webhook unusable
+ *   for as long as the retry schedule lasts); final until the operator re-queues it.
  */
 export const deliveryStates = ["pending", "delivering", "delivered", "failed"] as const;
 export type DeliveryState = (typeof deliveryStates)[number];
