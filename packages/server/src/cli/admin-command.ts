@@ -3,8 +3,9 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { readCredentials } from "../demo/demo-setup.js";
 import { parseCommandArgs } from "./args.js";
-import { formatResponse, readBody } from "./call-command.js";
+import { formatResponse } from "./call-command.js";
 import { type CliIo, line, UsageError } from "./io.js";
+import { parseRequestArgs } from "./request-args.js";
 
 const adminPrefix = "/api/v1/admin";
 const methods = ["GET", "POST", "PATCH", "PUT"] as const;
@@ -20,23 +21,15 @@ export async function adminCommand(argv: readonly string[], io: CliIo): Promise<
     "data-dir": { type: "string" },
     "request-id": { type: "string" },
   });
-  const [methodArg, pathArg, bodyArg, ...extra] = positionals;
-  if (methodArg === undefined || pathArg === undefined)
-    throw new UsageError("admin: expected METHOD PATH [json]");
-  if (extra.length > 0)
-    throw new UsageError(`admin: unexpected "${extra[0]}" (quote the JSON body as one argument)`);
-  const method = methodArg.toUpperCase();
-  if (!(methods as readonly string[]).includes(method)) {
-    throw new UsageError(`admin: METHOD must be one of ${methods.join(", ")}`);
-  }
-  if (!pathArg.startsWith("/"))
-    throw new UsageError('admin: PATH must start with "/", e.g. /ledger/trial-balance');
+  const cwd = io.cwd ?? process.cwd();
+  const { method, path, body } = parseRequestArgs("admin", positionals, {
+    methods,
+    prefix: adminPrefix,
+    example: "/ledger/trial-balance",
+    cwd,
+  });
   const token = io.env.WALLET_ADMIN_TOKEN;
   if (!token) throw new UsageError("admin: set WALLET_ADMIN_TOKEN to the server's operator token");
-  const cwd = io.cwd ?? process.cwd();
-  const path =
-    pathArg === adminPrefix || pathArg.startsWith(`${adminPrefix}/`) ? pathArg : `${adminPrefix}${pathArg}`;
-  const body = bodyArg === undefined ? undefined : readBody(bodyArg, cwd);
 
   const demoCredentials = join(resolve(cwd, values["data-dir"] ?? join("data", "demo")), "credentials.json");
   const baseUrl =

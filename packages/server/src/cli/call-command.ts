@@ -7,11 +7,11 @@ import { type Credentials, readCredentials } from "../demo/demo-setup.js";
 import { parseCommandArgs } from "./args.js";
 import { allocateTimestamp } from "./call-timestamps.js";
 import { type CliIo, line, UsageError } from "./io.js";
+import { parseRequestArgs } from "./request-args.js";
 
 const tenantPrefix = "/api/v1/tenant";
 const methods = ["GET", "POST", "PATCH"] as const;
 const headersOfNote = ["X-Request-Id", "Idempotent-Replayed", "Retry-After"] as const;
-const bodyBytesMax = 1024 * 1024;
 
 export const callOptions = {
   credentials: { type: "string" },
@@ -32,28 +32,18 @@ export const callOptions = {
  */
 export async function callCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, callOptions);
-  const [methodArg, pathArg, bodyArg, ...extra] = positionals;
-  if (methodArg === undefined || pathArg === undefined)
-    throw new UsageError("call: expected METHOD PATH [json]");
-  if (extra.length > 0)
-    throw new UsageError(`call: unexpected "${extra[0]}" (quote the JSON body as one argument)`);
-  const method = methodArg.toUpperCase();
-  if (!(methods as readonly string[]).includes(method))
-    throw new UsageError(`call: METHOD must be one of ${methods.join(", ")}`);
-  if (!pathArg.startsWith("/")) throw new UsageError('call: PATH must start with "/", e.g. /customers');
-  const path =
-    pathArg === tenantPrefix ||
-    pathArg.startsWith(`${tenantPrefix}/`) ||
-    pathArg.startsWith(`${tenantPrefix}?`)
-      ? pathArg
-      : `${tenantPrefix}${pathArg}`;
   const cwd = io.cwd ?? process.cwd();
+  const { method, path, body } = parseRequestArgs("call", positionals, {
+    methods,
+    prefix: tenantPrefix,
+    example: "/customers",
+    cwd,
+  });
   const timeoutMs = values["timeout-ms"] === undefined ? 30_000 : Number(values["timeout-ms"]);
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 600_000) {
     throw new UsageError("--timeout-ms: expected an integer from 1 to 600000");
   }
 
-  const body = bodyArg === undefined ? undefined : readBody(bodyArg, cwd);
   const credentials = resolveCredentials(values, cwd);
 
   let url: URL;
@@ -119,28 +109,6 @@ export function formatResponse(response: Response, text: string, idempotencyKey:
   out.push("");
   if (text !== "") out.push(prettyJson(text));
   return out.map(line).join("");
-}
-
-/** The body exactly as given (validated as JSON), or `@file` to read it from a file. */
-export function readBody(arg: string, cwd: string): string {
-  let text = arg;
-  if (arg.startsWith("@")) {
-    try {
-      text = readFileSync(resolve(cwd, arg.slice(1)), "utf8");
-    } catch (e) {
-      // A command-line mistake (exit 2), named without the stack.
-      throw new UsageError(
-        `call: cannot read the body file ${arg.slice(1)} (${(e as NodeJS.ErrnoException).code ?? "error"})`,
-      );
-    }
-  }
-  if (Buffer.byteLength(text) > bodyBytesMax) throw new UsageError("call: body larger than 1 MiB");
-  try {
-    JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`call: the body is not JSON (${(e as Error).message})`);
-  }
-  return text;
 }
 
 /**
