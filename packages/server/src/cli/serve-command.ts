@@ -96,7 +96,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       const funding = await fundDemoOnce(dataDir, running.store.uow, running.core);
       if (funding.posted)
         logger.info({ tenantId: demoTenantId, amountMinor: funding.balanceMinor }, "demo prefund posted");
-      io.stdout(
+      // For the person at the terminal: stderr, so stdout stays JSON lines a log shipper can parse.
+      io.stderr(
         demoBanner({
           url: running.url,
           dataDir,

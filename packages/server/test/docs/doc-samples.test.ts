@@ -215,7 +215,10 @@ function runProcess(command: string, args: string[], context: PageContext): Prom
 const runShell = (sample: Sample, context: PageContext) =>
   runProcess("bash", ["-euo", "pipefail", "-c", sample.code], context);
 
-/** A long-running command (a server): started, awaited until it prints `ready=` text, stopped with the page. */
+/**
+ * A long-running command (a server): started, awaited until it prints `ready=` text (on stdout or
+ * stderr), stopped with the page.
+ */
 async function runBackground(sample: Sample, context: PageContext): Promise<Ran> {
   const readyTag = sample.tags.findIndex((t) => t.startsWith("ready="));
   const ready =
@@ -236,7 +239,7 @@ async function runBackground(sample: Sample, context: PageContext): Promise<Ran>
     stderr += d.toString("utf8");
   });
   const deadline = Date.now() + sampleTimeoutMs;
-  while (!stdout.includes(ready)) {
+  while (!stdout.includes(ready) && !stderr.includes(ready)) {
     if (child.exitCode !== null) return { status: child.exitCode, stdout, stderr };
     if (Date.now() > deadline) return { status: null, stdout, stderr: `${stderr}\n(not ready: "${ready}")` };
     await new Promise((r) => setTimeout(r, 50));
