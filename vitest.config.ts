@@ -12,7 +12,7 @@ const alias = [
 
 export default defineConfig({
   test: {
-    globalSetup: ["./scripts/postgres-notice.ts"],
+    globalSetup: ["./scripts/postgres-notice.ts", "./scripts/test-tmpdir.ts"],
     projects: packages.map((name) => ({
       resolve: { alias },
       test: {

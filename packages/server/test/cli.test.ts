@@ -372,7 +372,7 @@ describe("the wallet bin, its stdout closed early (`wallet call ... | head -c 20
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [cliPath, ...args], {
         cwd,
-        env: { PATH: process.env.PATH ?? "" },
+        env: { PATH: process.env.PATH ?? "", TMPDIR: tmpdir() },
         stdio: ["ignore", "pipe", "pipe"],
       });
       child.stdout.destroy();
