@@ -5,6 +5,7 @@ import type { Database } from "../schema/database.js";
 import { createSqlStore, type Store } from "../store.js";
 import { exactIntegerTypes } from "./exact-integer-types.js";
 import { prepareTemplates } from "./prepared-templates.js";
+import { explicitSslMode } from "./ssl-mode.js";
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -43,7 +44,7 @@ export interface PostgresStoreOptions {
  * `SELECT ... FOR UPDATE` on the account rows, taken in key order.
  */
 export function createPostgresStore({
-  connectionString,
+  connectionString: given,
   poolSize = 10,
   statementTimeoutMs = 30_000,
   connectTimeoutMs = 10_000,
@@ -51,6 +52,7 @@ export function createPostgresStore({
   groupCommit = false,
   preparedStatements = true,
 }: PostgresStoreOptions): Store {
+  const connectionString = explicitSslMode(given);
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
