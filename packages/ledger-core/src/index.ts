@@ -63,6 +63,7 @@ export * from "./rails/receive-rail-payment.js";
 export * from "./rails/resolve-suspense.js";
 export * from "./rails/suspense-views.js";
 export * from "./shared/errors.js";
+export * from "./shared/free-form.js";
 export * from "./shared/ids.js";
 export * from "./shared/jcs.js";
 export * from "./shared/list-window.js";

@@ -3,15 +3,14 @@ import {
   CLIENT_REFERENCE_MAX,
   CURRENCY_CODE,
   codePointCount,
+  FREE_FORM_BYTES_MAX,
+  FREE_FORM_DEPTH_MAX,
+  freeFormProblem,
   hasCodePointsBetween,
   RFC3339,
 } from "@wallet/ledger-core";
 import * as v from "valibot";
 import { TIMESTAMP_MESSAGE } from "./time-bounds.js";
-
-/** Free-form objects (metadata, evidence): capped so they stay cheap to store, hash and return. */
-export const FREE_FORM_BYTES_MAX = 16 * 1024;
-export const FREE_FORM_DEPTH_MAX = 8;
 
 /** What an action counting code points carries, for the OpenAPI document's minLength/maxLength. */
 export interface CodePointBounds {
@@ -107,14 +106,6 @@ export const clientReferenceSchema = boundedString(1, CLIENT_REFERENCE_MAX);
 /** Spec, Limits: railCode at most 64 characters (payouts, top-ups, quotes). */
 export const railCodeSchema = boundedString(1, 64);
 
-/** True when the value nests deeper than `max` levels (the object itself is level 1). Stops early. */
-export function nestsDeeperThan(value: unknown, max: number, level = 1): boolean {
-  if (value === null || typeof value !== "object") return false;
-  if (level > max) return true;
-  const children = Array.isArray(value) ? value : Object.values(value);
-  return children.some((child) => nestsDeeperThan(child, max, level + 1));
-}
-
 /**
  * Any JSON object, arrays excluded. A `custom` schema because `v.record` copies its input into a
  * new object, which would turn an array into `{"0": ...}` before any check could refuse it. The
@@ -131,13 +122,11 @@ export const jsonObjectSchema = v.custom<Record<string, unknown>>(
  */
 export const freeFormObjectSchema = v.pipe(
   jsonObjectSchema,
-  v.check((o) => !nestsDeeperThan(o, FREE_FORM_DEPTH_MAX), `must nest at most ${FREE_FORM_DEPTH_MAX} levels`),
+  // The core's one rule; a refusal is worked out again for its message (the check is a `check`
+  // action so that the OpenAPI document passes over it, as the description says).
   v.check(
-    // Too deep is already reported, and serializing a hostile nesting could exhaust the stack.
-    (o) =>
-      nestsDeeperThan(o, FREE_FORM_DEPTH_MAX) ||
-      Buffer.byteLength(JSON.stringify(o), "utf8") <= FREE_FORM_BYTES_MAX,
-    `must serialize to at most ${FREE_FORM_BYTES_MAX} bytes`,
+    (o) => freeFormProblem(o) === null,
+    (issue) => freeFormProblem(issue.input) ?? "must be a JSON object",
   ),
   v.description(
     `Free-form JSON object; at most ${FREE_FORM_BYTES_MAX} bytes serialized and ${FREE_FORM_DEPTH_MAX} levels deep.`,

@@ -10,6 +10,7 @@ import { createAndTransitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import type { OperationView } from "../operations/views.js";
 import { toOperationView } from "../operations/views.js";
+import { assertFreeForm } from "../shared/free-form.js";
 import { assertPositiveAmount } from "../shared/money.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -35,6 +36,7 @@ export async function creditWallet(
   input: CreditWalletInput,
 ): Promise<OperationView> {
   assertPositiveAmount(input.amountMinor);
+  if (input.metadata !== undefined) assertFreeForm("metadata", input.metadata);
   const tenantId = ctx.tenant.id;
   const party = await loadWalletParty(deps, tx, tenantId, input.walletUid);
   const { wallet } = party;

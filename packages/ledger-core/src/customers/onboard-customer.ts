@@ -2,6 +2,7 @@ import type { CoreDeps, RequestContext } from "../app/context.js";
 import { emitFirstEvent } from "../events/emit.js";
 import { assertClientReference } from "../operations/client-reference.js";
 import { refuse } from "../shared/errors.js";
+import { assertFreeForm } from "../shared/free-form.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Wallet } from "../wallets/model.js";
@@ -41,6 +42,7 @@ export async function onboardCustomer(
   const { tenant } = ctx;
   if (input.clientReference !== undefined) assertClientReference(input.clientReference);
   assertOnePrimaryPerClass(input.identifiers);
+  if (input.metadata !== undefined) assertFreeForm("metadata", input.metadata);
   for (const [i, a] of input.agreements.entries()) {
     assertAgreementChannel(a.acceptedChannel, `agreements[${i}].acceptedChannel`);
   }

@@ -1,5 +1,6 @@
 import type { CoreDeps } from "../app/context.js";
 import { refuse } from "../shared/errors.js";
+import { assertFreeForm } from "../shared/free-form.js";
 import { canonicalJson } from "../shared/jcs.js";
 import type { PiiVault } from "../shared/ports.js";
 import { canonicalIdentifierType, maskIdentifier, normalizeIdentifier } from "./masking.js";
@@ -106,6 +107,7 @@ export function newAgreement(
   input: AgreementInput,
   at: string,
 ): Agreement {
+  assertFreeForm("evidence", input.evidence);
   return {
     uid: deps.ids.next("agreement"),
     tenantId,
@@ -130,6 +132,7 @@ export function newKycVersion(
   input: KycVersionInput,
   at: string,
 ): KycVersion {
+  assertFreeForm("evidence", input.evidence);
   return {
     uid: deps.ids.next("kycVersion"),
     tenantId,

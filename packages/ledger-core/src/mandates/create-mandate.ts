@@ -7,6 +7,7 @@ import { newAgreement } from "../customers/records.js";
 import { assertAgreementChannel } from "../customers/rules.js";
 import { assertClientReference } from "../operations/client-reference.js";
 import { notFound, refuse } from "../shared/errors.js";
+import { assertFreeForm } from "../shared/free-form.js";
 import { assertPositiveAmount } from "../shared/money.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -69,6 +70,10 @@ export async function createMandate(
 ): Promise<MandateView> {
   const tenantId = ctx.tenant.id;
   assertClientReference(input.clientReference);
+  for (const field of ["formula", "retryPolicy"] as const) {
+    const value = input[field];
+    if (value !== undefined && value !== null) assertFreeForm(field, value);
+  }
   const amountMinor = input.fixedOrMaxAmountMinor ?? null;
   if (input.amountRule !== "formula") {
     if (amountMinor === null) {
