@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -11,6 +11,9 @@ import { join } from "node:path";
  */
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), "wallet-test-run-"));
+  // Others may pass through (not list): a test runs a private Postgres as the postgres user in a
+  // directory of its own below this one.
+  chmodSync(dir, 0o711);
   const previous = process.env.TMPDIR;
   process.env.TMPDIR = dir;
   return () => {

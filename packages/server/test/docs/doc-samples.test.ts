@@ -156,6 +156,8 @@ async function pageContext(page: string): Promise<PageContext> {
     PATH: `${binDir}:${process.env.PATH ?? ""}`,
     HOME: process.env.HOME ?? cwd,
     LANG: "C.UTF-8",
+    // The run's scratch directory (scripts/test-tmpdir.ts): `wallet call` keeps a small file there.
+    TMPDIR: tmpdir(),
     // `pnpm wallet serve` in a sample listens on a free port, not 8080.
     PORT: "0",
     WALLET_URL: server.url,
