@@ -19,6 +19,7 @@ export default defineConfig({
         name,
         root: `./packages/${name}`,
         include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+        setupFiles: ["../../scripts/test-tmpdir-worker.ts"],
         testTimeout: 30_000,
         hookTimeout: 60_000,
       },
