@@ -92,7 +92,10 @@ export interface WebhookDispatcher {
    * logged and tried again after `intervalMs`. Its timers do not keep the process alive.
    */
   start(intervalMs: number): void;
-  /** Stops leasing and waits for the deliveries `start` has in flight (not for a running `drain`). */
+  /**
+   * Stops leasing, for `start` and for every `drain` under way (which then returns what it did),
+   * and waits until the deliveries they have in flight are recorded.
+   */
   stop(): Promise<void>;
 }
 
@@ -426,11 +429,21 @@ export function createWebhookDispatcher(opts: WebhookDispatcherOptions): Webhook
   // The scheduler: a continuous session per start(); a stopped one finishes its in-flight work.
   let scheduler: { stopped: boolean; wake(): void } | null = null;
   let running: Promise<unknown> = Promise.resolve();
+  // Drains under way (an operator's run-now): stop() ends their leasing and waits for what they
+  // have in flight, so the results the receivers acknowledged are recorded before the store closes.
+  const drains = new Set<{ stopped: boolean; wake(): void; done: Promise<unknown> }>();
 
   return {
     runOnce,
-    drain: (maxRounds = maxRoundsPerTick) =>
-      session(Number.POSITIVE_INFINITY, maxRounds * batchSize, () => true, null).done,
+    drain(maxRounds = maxRoundsPerTick) {
+      const state = { stopped: false, wake: () => {}, done: Promise.resolve() as Promise<unknown> };
+      const s = session(Number.POSITIVE_INFINITY, maxRounds * batchSize, () => !state.stopped, null);
+      state.wake = s.wake;
+      state.done = s.done.catch(() => undefined);
+      drains.add(state);
+      void state.done.then(() => drains.delete(state));
+      return s.done;
+    },
     start(intervalMs) {
       if (scheduler && !scheduler.stopped) return;
       if (!(intervalMs >= 10)) throw new Error("intervalMs must be at least 10");
@@ -472,7 +485,11 @@ export function createWebhookDispatcher(opts: WebhookDispatcherOptions): Webhook
         scheduler.stopped = true;
         scheduler.wake();
       }
-      await running;
+      for (const d of drains) {
+        d.stopped = true;
+        d.wake();
+      }
+      await Promise.all([running, ...[...drains].map((d) => d.done)]);
     },
   };
 }

@@ -238,6 +238,32 @@ describe("webhook dispatcher: one slow endpoint does not hold the others back", 
     expect(await d.drain()).toMatchObject({ leased: 0 });
   });
 
+  it("stop() during an operator's drain: the drain leases nothing more, and what it sent is recorded first", async () => {
+    const rx = await receiver();
+    await run((tx) => tx.tenants.upsert(tenantFixture("acme", rx.url)));
+    const deps = eventDeps(clock);
+    for (let i = 0; i < 6; i++) await emit(store.uow, deps, "acme", "wallet_credit.completed", `op_${i}`);
+    const hold = holdingTransport(() => true);
+    const d = createWebhookDispatcher({ uow: store.uow, clock, settings, transport: hold.transport });
+    const draining = d.drain();
+    await until("maxInFlight POSTs are waiting", () => hold.waiting() === settings.maxInFlight);
+
+    let stopped = false;
+    const stopping = d.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(stopped, "stop waits for the drain's POSTs").toBe(false);
+    hold.release();
+    await stopping;
+    // Recorded by the time stop() resolves (the server closes the store right after).
+    const after = await statuses();
+    expect(after.filter((s) => s.status === "delivered")).toHaveLength(settings.maxInFlight);
+    expect(after.filter((s) => s.status === "pending")).toHaveLength(2);
+    expect(await draining).toMatchObject({ leased: settings.maxInFlight, delivered: settings.maxInFlight });
+    expect(rx.requests).toHaveLength(settings.maxInFlight);
+  });
+
   it("stop() waits for the deliveries in flight and leases nothing more", async () => {
     const rx = await receiver();
     await run((tx) => tx.tenants.upsert(tenantFixture("acme", rx.url)));
