@@ -25,6 +25,7 @@ import {
 import { builtInJobs, defaultJobIntervalMs, type JobContext, runJob } from "./jobs.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { openLedger, systemClock } from "./open-ledger.js";
+import { withReadiness } from "./readiness.js";
 import { type ScheduledJob, type Scheduler, startScheduler } from "./scheduler.js";
 
 export interface StartServerOptions {
@@ -106,6 +107,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   logger.info({ dialect: store.dialect, ...seeded }, "store ready");
   let server: Server;
   let jobContext: JobContext;
+  // Set once close() starts: GET /ready answers 503 from then on.
+  let closing: Promise<void> | undefined;
   try {
     const dispatcher = createWebhookDispatcher({
       uow: store.uow,
@@ -130,7 +133,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         ? { clientIp: forwardedClientIp(options.config.trustedProxies) }
         : {}),
     });
-    const fetch = options.referencePage === false ? app.fetch : withReferencePage(app.fetch);
+    const served = options.referencePage === false ? app.fetch : withReferencePage(app.fetch);
+    // A store round trip: any read will do. A tenant id starts with a letter or digit, so this
+    // one reads nothing (and, unlike a NUL, Postgres takes it as text).
+    const probe = () => store.uow.run((tx) => tx.tenants.get("-ready-"));
+    const fetch = withReadiness(served, probe, { draining: () => closing !== undefined });
     server = await listen(fetch, options.port ?? 8080, host, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   } catch (e) {
     await store.close().catch(() => {});
@@ -159,8 +166,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const graceMs = options.shutdownGraceMs ?? 10_000;
-  let closing: Promise<void> | undefined;
-
   const close = () => {
     closing ??= (async () => {
       logger.info({ graceMs }, "shutting down");

@@ -133,6 +133,14 @@ describe.skipIf(binDir === null)("a Postgres outage under load", () => {
     expect(probe.json()).toEqual({ error: "ServiceUnavailable", message: expect.any(String) });
     expect(probe.headers?.get("retry-after")).not.toBeNull();
     expect(Date.now() - started).toBeLessThan(ANSWER_WITHIN_MS);
+    // Readiness says so (a load balancer takes the process out); liveness stays up.
+    const ready = await fetch(`${server.url}/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({
+      error: "ServiceUnavailable",
+      message: "The database is not reachable",
+    });
+    expect((await fetch(`${server.url}/api/v1/tenant/health`)).status).toBe(200);
 
     phase = "starting";
     await pg.start();
@@ -147,6 +155,8 @@ describe.skipIf(binDir === null)("a Postgres outage under load", () => {
     }
     phase = "up again";
     await sleep(1_000);
+    const readyAgain = await fetch(`${server.url}/ready`);
+    expect(await readyAgain.json()).toEqual({ status: "ready" });
     stop = true;
     await load;
 
