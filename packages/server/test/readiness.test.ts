@@ -59,7 +59,10 @@ describe("GET /ready", () => {
     expect((await fetch(get("/ready"))).status).toBe(200);
     draining = true;
     const r = await fetch(get("/ready"));
-    expect([r.status, (await r.json()).message]).toEqual([503, "The server is shutting down"]);
+    expect([r.status, ((await r.json()) as { message: string }).message]).toEqual([
+      503,
+      "The server is shutting down",
+    ]);
   });
 
   it("leaves every other request to the app", async () => {
