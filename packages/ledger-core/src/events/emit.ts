@@ -32,8 +32,17 @@ export async function emitEvent(
  * refuses it.
  */
 export async function emitFirstEvent(
-  ...[deps, tx, tenant, type, resourceUid, dataKey, data, occurredAt]: Parameters<typeof emitEvent>
+  deps: CoreDeps,
+  tx: Tx,
+  tenant: Tenant,
+  type: EventType,
+  resourceUid: string,
+  dataKey: EventDataKey,
+  data: object,
+  occurredAt: string,
 ): Promise<void> {
+  // Named parameters, not `...[deps, tx, ...]: Parameters<typeof emitEvent>`: a rest array
+  // destructured through the iterator protocol on every money movement.
   if (!webhookWants(tenant.webhook, type)) return;
   await appendEvent(deps, tx, tenant, { type, resourceUid, dataKey, data, occurredAt, seq: 1 });
 }

@@ -67,17 +67,20 @@ async function postNow(
   locked: ReadonlyMap<string, number>,
   codeFor: (accountKey: string) => ErrorCode,
 ): Promise<void> {
-  const keys = new Set(journal.entries.map((e) => e.accountKey));
-  const shared = inLockOrder(
-    journal.currency,
-    [...keys].filter((k) => !locked.has(k)),
-  );
+  // The distinct keys `locked` does not hold, in one pass (a plain credit has one: the prefund).
+  const unlocked: string[] = [];
+  for (const e of journal.entries) {
+    if (!locked.has(e.accountKey) && !unlocked.includes(e.accountKey)) unlocked.push(e.accountKey);
+  }
+  const shared = unlocked.length > 1 ? inLockOrder(journal.currency, unlocked) : unlocked;
   invariant(!shared.some(isWalletAccount), "wallet accounts are locked before the shared ones");
-  const balances = new Map(locked);
+  let balances = locked;
   if (shared.length > 1) {
+    const more = new Map(locked);
     for (const [key, balance] of await tx.ledger.lockAccounts(journal.currency, shared.slice(0, -1))) {
-      balances.set(key, balance);
+      more.set(key, balance);
     }
+    balances = more;
   }
   // The accounts whose balance is known are checked here; the last shared one by the posting.
   const last = shared.at(-1);

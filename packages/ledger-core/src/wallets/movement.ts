@@ -60,12 +60,16 @@ export async function assertMovementAllowed(
     (lockedBalances.get(accountKeys.walletHold(wallet.uid)) ?? 0);
   // The month's outbound sum is read only when a monthly limit applies: unbounded by a limit, it
   // could pass 2^53 - 1 (which the SQL stores refuse to read inexactly), and it is one read less.
-  const [dailyTotalMinor, monthlyOutTotalMinor] = await Promise.all([
-    tx.operations.sumForWallet(wallet.uid, iso(utcDayStart(now)), "both"),
+  // Without it, the daily sum alone is awaited: no Promise.all (its array, its promise and a
+  // closure per element) around a single read.
+  const daily = tx.operations.sumForWallet(wallet.uid, iso(utcDayStart(now)), "both");
+  const [dailyTotalMinor, monthlyOutTotalMinor] =
     direction === "outbound" && level.monthlyOutLimitMinor !== null
-      ? tx.operations.sumForWallet(wallet.uid, iso(utcMonthStart(now)), "outbound")
-      : 0,
-  ]);
+      ? await Promise.all([
+          daily,
+          tx.operations.sumForWallet(wallet.uid, iso(utcMonthStart(now)), "outbound"),
+        ])
+      : [await daily, 0];
   assertWithinLimits({
     level,
     direction,
