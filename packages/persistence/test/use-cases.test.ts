@@ -1,7 +1,4 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   type Catalog,
   type CoreDeps,
@@ -21,12 +18,8 @@ import {
 } from "@wallet/ledger-core";
 import { createMemoryStore, createSteppingClock, createTestVault } from "@wallet/ledger-core/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createFreshPostgresDatabase,
-  createPostgresStore,
-  createSqliteStore,
-  postgresTestUrl,
-} from "../src/index.js";
+import { postgresTestUrl } from "../src/index.js";
+import { freshPostgresStore, freshSqliteStore } from "./support/fresh-stores.js";
 
 /**
  * The ledger's own use cases, run unchanged on every store: what the server will do, end to end
@@ -164,31 +157,7 @@ function describeUseCases(name: string, open: () => Promise<Opened>) {
 
 describeUseCases("memory", async () => ({ uow: createMemoryStore().uow, close: async () => {} }));
 
-describeUseCases("sqlite", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "wallet-use-cases-"));
-  const store = createSqliteStore({ filename: join(dir, "wallet.db") });
-  await store.migrate();
-  return {
-    uow: store.uow,
-    close: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeUseCases("sqlite", () => freshSqliteStore());
 
 const pgUrl = postgresTestUrl();
-if (pgUrl) {
-  describeUseCases("postgres", async () => {
-    const fresh = await createFreshPostgresDatabase(pgUrl);
-    const store = createPostgresStore({ connectionString: fresh.url });
-    await store.migrate();
-    return {
-      uow: store.uow,
-      close: async () => {
-        await store.close();
-        await fresh.drop();
-      },
-    };
-  });
-}
+if (pgUrl) describeUseCases("postgres", () => freshPostgresStore(pgUrl));

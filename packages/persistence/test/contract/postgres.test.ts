@@ -1,28 +1,15 @@
 import { describe, it } from "vitest";
-import {
-  createFreshPostgresDatabase,
-  createPostgresStore,
-  postgresTestUrl,
-  requirePostgres,
-} from "../../src/index.js";
+import { postgresTestUrl, requirePostgres } from "../../src/index.js";
+import { freshPostgresStore } from "../support/fresh-stores.js";
 import { describeStoreContract } from "./store-contract.js";
 
 const baseUrl = postgresTestUrl();
 
 if (baseUrl) {
-  describeStoreContract("postgres", async () => {
-    const fresh = await createFreshPostgresDatabase(baseUrl);
-    const store = createPostgresStore({ connectionString: fresh.url, poolSize: 10 });
-    await store.migrate();
-    return {
-      kind: "postgres",
-      uow: store.uow,
-      close: async () => {
-        await store.close();
-        await fresh.drop();
-      },
-    };
-  });
+  describeStoreContract("postgres", async () => ({
+    kind: "postgres",
+    ...(await freshPostgresStore(baseUrl, { poolSize: 10 })),
+  }));
 } else if (requirePostgres()) {
   describe("store contract: postgres", () => {
     it("needs WALLET_TEST_POSTGRES_URL", () => {
