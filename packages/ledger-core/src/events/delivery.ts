@@ -1,4 +1,5 @@
 import { DomainError, invariant } from "../shared/errors.js";
+import { listWindow } from "../shared/list-window.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { EventType } from "./model.js";
 
@@ -209,7 +210,9 @@ export const toDeliveryLogRow = (d: DeliverySummary): DeliveryLogRow => ({
  *   const data = await uow.run((tx) => listWebhookDeliveries(tx, { tenantId: "acme" }));
  */
 export async function listWebhookDeliveries(tx: Tx, filter: DeliveryListFilter): Promise<DeliveryLogRow[]> {
-  return (await tx.deliveries.list(filter)).map(toDeliveryLogRow);
+  // The stores take a whole limit in range: clamped here once, whatever an embedder passes.
+  const { limit } = listWindow(filter, { fallback: deliveryListLimitDefault, max: deliveryListLimitMax });
+  return (await tx.deliveries.list({ ...filter, limit })).map(toDeliveryLogRow);
 }
 
 /**

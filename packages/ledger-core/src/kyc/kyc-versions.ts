@@ -5,7 +5,7 @@ import type { KycVersion } from "../customers/model.js";
 import type { KycVersionInput } from "../customers/records.js";
 import { newKycVersion } from "../customers/records.js";
 import { emitEvent } from "../events/emit.js";
-import { invariant, notFound, refuse } from "../shared/errors.js";
+import { assertOneOf, invariant, notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { findKycLevel } from "../tenants/catalog.js";
@@ -176,6 +176,7 @@ export async function decideKycVersion(
   decision: "approved" | "rejected",
   reason: string | null,
 ): Promise<KycVersionView> {
+  assertOneOf("decision", decision, ["approved", "rejected"] as const);
   const found = (await tx.kycVersions.getAny(uid)) ?? notFound("KYC version");
   // Lock the customer, then read the version again: two decisions racing for one version apply
   // one after the other, and the second sees the first's outcome (409) instead of applying too.

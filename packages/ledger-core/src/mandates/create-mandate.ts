@@ -6,14 +6,15 @@ import type { AgreementInput } from "../customers/records.js";
 import { newAgreement } from "../customers/records.js";
 import { assertAgreementChannel } from "../customers/rules.js";
 import { assertClientReference } from "../operations/client-reference.js";
-import { notFound, refuse } from "../shared/errors.js";
+import { assertOneOf, notFound, refuse } from "../shared/errors.js";
 import { assertFreeForm } from "../shared/free-form.js";
 import { assertPositiveAmount } from "../shared/money.js";
-import { iso } from "../shared/time.js";
+import { boundInstantMs, iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import { assertCanHoldMandate } from "../wallets/status-rules.js";
 import type { AmountRule, Mandate, MandateFrequency } from "./model.js";
+import { amountRules, mandateFrequencies } from "./model.js";
 import { lockMandateForChange } from "./read-mandates.js";
 import { assertMandateOpen, collectingBeneficiary, emitMandateEvent, revokeMandateRecord } from "./rules.js";
 import type { MandateView } from "./views.js";
@@ -43,14 +44,18 @@ export interface CreateMandateInput {
   replacesMandateUid?: string | null;
 }
 
-/** Parses an ISO-8601 timestamp into the API's one format (UTC, milliseconds), else 400. */
+/**
+ * An RFC 3339 timestamp of a real calendar time in years 0000-9999, in the API's one format (UTC,
+ * milliseconds), as the HTTP schema reads it; else 400. `Date.parse` alone took "2026-02-30" for
+ * 2 March and "+010000-01-01" for a year the stores, comparing text, would order before today.
+ */
 function normalizeTimestamp(value: string, field: string): string {
-  const t = Date.parse(value);
-  if (Number.isNaN(t))
-    return refuse("InvalidRequest", `${field} must be an ISO-8601 timestamp`, [
+  const ms = typeof value === "string" ? boundInstantMs(value, "upper") : null;
+  if (ms === null)
+    return refuse("InvalidRequest", `${field} must be an RFC 3339 timestamp`, [
       { field, issue: "invalid timestamp" },
     ]);
-  return iso(new Date(t));
+  return iso(new Date(ms));
 }
 
 /**
@@ -70,6 +75,8 @@ export async function createMandate(
 ): Promise<MandateView> {
   const tenantId = ctx.tenant.id;
   assertClientReference(input.clientReference);
+  assertOneOf("amountRule", input.amountRule, amountRules);
+  assertOneOf("frequency", input.frequency, mandateFrequencies);
   for (const field of ["formula", "retryPolicy"] as const) {
     const value = input[field];
     if (value !== undefined && value !== null) assertFreeForm(field, value);

@@ -1,5 +1,5 @@
 import type { CoreDeps } from "../app/context.js";
-import { notFound, refuse } from "../shared/errors.js";
+import { assertOneOf, notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { MandateStatus } from "./model.js";
@@ -26,6 +26,7 @@ export async function setMandateStatus(
   uid: string,
   status: "suspended" | "active",
 ): Promise<MandateView> {
+  assertOneOf("status", status, ["suspended", "active"] as const);
   const mandate = await lockMandateForChange(tx, (await tx.mandates.getAny(uid)) ?? notFound("Mandate"));
   const now = deps.clock.now();
   const current = mandateStatusAsOf(mandate, now);

@@ -3,6 +3,7 @@ import type { PagedView } from "../operations/list-operations.js";
 import { pageMeta } from "../operations/list-operations.js";
 import type { Page } from "../operations/repository.js";
 import { notFound } from "../shared/errors.js";
+import { assertPage } from "../shared/list-window.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Mandate, MandateStatus } from "./model.js";
 import type { MandateView } from "./views.js";
@@ -47,6 +48,7 @@ export async function listMandates(
   query: MandateQuery,
   page: Page,
 ): Promise<PagedView<MandateView>> {
+  assertPage(page);
   const { data, total } = await tx.mandates.list({ tenantId: ctx.tenant.id, ...query }, page);
   return { data: data.map(toMandateView), meta: pageMeta(total, page) };
 }

@@ -1,6 +1,7 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { payoutDetailsOf } from "../payouts/model.js";
 import { notFound } from "../shared/errors.js";
+import { assertPage } from "../shared/list-window.js";
 import { addMinor } from "../shared/money.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Operation, OperationState, OperationType } from "./model.js";
@@ -44,6 +45,7 @@ export async function listOperations(
   query: OperationQuery,
   page: Page,
 ): Promise<PagedView<OperationView>> {
+  assertPage(page);
   const { data, total } = await tx.operations.list({ tenantId: ctx.tenant.id, ...query }, page);
   return { data: data.map(toOperationView), meta: pageMeta(total, page) };
 }
@@ -102,6 +104,7 @@ export async function listWalletTransactions(
   query: StatementQuery,
   page: Page,
 ): Promise<PagedView<StatementItemView>> {
+  assertPage(page);
   (await tx.wallets.get(ctx.tenant.id, walletUid)) ?? notFound("Wallet");
   const { includePending, ...filters } = query;
   const { data, total } = await tx.operations.list(

@@ -10,11 +10,11 @@ import { transitionOperation } from "../operations/lifecycle.js";
 import type { Operation, OperationState } from "../operations/model.js";
 import type { OperationDetailView } from "../operations/views.js";
 import { toOperationView } from "../operations/views.js";
-import { invariant, notFound, refuse } from "../shared/errors.js";
+import { assertOneOf, invariant, notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { PayoutOutcome } from "./model.js";
-import { payoutDetailsOf } from "./model.js";
+import { payoutDetailsOf, payoutOutcomes } from "./model.js";
 
 export interface PayoutResultInput {
   railCode: string;
@@ -52,6 +52,7 @@ export async function reportPayoutResult(
   tx: Tx,
   input: PayoutResultInput,
 ): Promise<OperationDetailView> {
+  assertOneOf("outcome", input.outcome, payoutOutcomes);
   const found = await loadRailPayout(tx, input.railCode, input.operationUid);
   invariant(found.sourceWalletUid, "a payout has its source wallet");
   const walletKey = accountKeys.wallet(found.sourceWalletUid);

@@ -5,7 +5,7 @@ import { entriesOf } from "../ledger/journal.js";
 import { createOperation, transitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import { toOperationView } from "../operations/views.js";
-import { invariant, notFound, refuse } from "../shared/errors.js";
+import { assertOneOf, invariant, notFound, refuse } from "../shared/errors.js";
 import { listWindow } from "../shared/list-window.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -65,6 +65,7 @@ export async function resolveSuspense(
   uid: string,
   resolution: SuspenseResolution,
 ): Promise<SuspenseItemView> {
+  assertOneOf("action", resolution.action, ["refund", "apply"] as const);
   const found = (await tx.suspense.get(uid)) ?? notFound("Suspense item");
   const wallet =
     resolution.action === "apply"

@@ -59,6 +59,23 @@ export const refuse = (code: ErrorCode, message: string, details?: ErrorDetail[]
 
 export const notFound = (what = "Resource"): never => refuse("NotFound", `${what} not found`);
 
+/**
+ * Domain guard for a value of a closed set that reaches a use case without the HTTP schema
+ * (embedding): anything else is refused 400 before it can pick a branch (an unknown payout outcome
+ * must not be taken for "failed") or be stored as a state.
+ */
+export function assertOneOf<T extends string>(
+  field: string,
+  value: unknown,
+  allowed: readonly T[],
+): asserts value is T {
+  if (!(allowed as readonly unknown[]).includes(value)) {
+    refuse("InvalidRequest", `${field} must be one of ${allowed.join(", ")}`, [
+      { field, issue: `expected one of ${allowed.join(", ")}` },
+    ]);
+  }
+}
+
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
 
 /** Programmer errors: a broken invariant is a bug, never a refusal. */

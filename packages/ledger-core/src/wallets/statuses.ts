@@ -1,12 +1,14 @@
 import type { CoreDeps } from "../app/context.js";
 import type { CustomerStatus } from "../customers/model.js";
+import { customerStatuses } from "../customers/model.js";
 import { emitEvent } from "../events/emit.js";
 import { accountKeys } from "../ledger/accounts.js";
-import { notFound, refuse } from "../shared/errors.js";
+import { assertOneOf, notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Tenant } from "../tenants/model.js";
 import type { Wallet, WalletStatus } from "./model.js";
+import { walletStatuses } from "./model.js";
 
 /** Wallet statuses that fire wallet.status_changed (spec: blocked, frozen, dormant, closed). */
 const walletEventStatuses: readonly WalletStatus[] = [
@@ -50,6 +52,7 @@ export async function setWalletStatus(
  * would be stuck there.
  */
 export async function changeWalletStatus(deps: CoreDeps, tx: Tx, walletUid: string, status: WalletStatus) {
+  assertOneOf("status", status, walletStatuses);
   const found = (await tx.wallets.getAny(walletUid)) ?? notFound("Wallet");
   // Locked and read again: the change is decided on the status as it is now, and a second change
   // at once waits for this one (its answer then is what the wallet ends as).
@@ -79,6 +82,7 @@ export async function changeCustomerStatus(
   customerUid: string,
   status: CustomerStatus,
 ) {
+  assertOneOf("status", status, customerStatuses);
   const found = (await tx.customers.getAny(customerUid)) ?? notFound("Customer");
   // Locked and read again, as for a wallet's status above.
   const customer = (await tx.customers.getForUpdate(found.tenantId, customerUid)) ?? notFound("Customer");

@@ -1,0 +1,182 @@
+import { describe, expect, it } from "vitest";
+import {
+  assertPage,
+  changeCustomerStatus,
+  changeWalletStatus,
+  createMandate,
+  creditWallet,
+  decideKycVersion,
+  fundPrefund,
+  listOperations,
+  listWebhookDeliveries,
+  listWindow,
+  onboardCustomer,
+  reportPayoutResult,
+  resolveSuspense,
+  setMandateStatus,
+} from "../src/index.js";
+import { createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
+import { createMandateWorld } from "./support/mandate-fixtures.js";
+
+// What an embedder may pass from untyped JSON, past the TypeScript types: the core refuses it as
+// the API would (a DomainError InvalidRequest naming the field) before it can pick a branch, be
+// stored or reach a store, instead of taking an unknown outcome for "failed" or a store throwing.
+
+const invalid = async (p: Promise<unknown>) => {
+  const e = await refusal(p);
+  return [e.code, e.details?.[0]?.field];
+};
+
+describe("values of a closed set", () => {
+  it("are checked before anything is looked up, let alone moved", async () => {
+    const core = createCore();
+    const run = core.run;
+    const d = core.deps;
+    // Unknown uids throughout: a value outside the set is refused before the lookup (else NotFound).
+    expect(
+      await invalid(
+        run((tx) =>
+          reportPayoutResult(d, tx, {
+            railCode: "sandbox_mobile",
+            operationUid: "op_x",
+            outcome: "CONFIRMED" as never,
+          }),
+        ),
+      ),
+    ).toEqual(["InvalidRequest", "outcome"]);
+    expect(await invalid(run((tx) => resolveSuspense(d, tx, "sus_x", { action: "APPLY" } as never)))).toEqual(
+      ["InvalidRequest", "action"],
+    );
+    expect(await invalid(run((tx) => setMandateStatus(d, tx, "man_x", "SUSPENDED" as never)))).toEqual([
+      "InvalidRequest",
+      "status",
+    ]);
+    expect(await invalid(run((tx) => decideKycVersion(d, tx, "kyc_x", "approve" as never, null)))).toEqual([
+      "InvalidRequest",
+      "decision",
+    ]);
+    expect(await invalid(run((tx) => changeWalletStatus(d, tx, "wal_x", "ACTIVE" as never)))).toEqual([
+      "InvalidRequest",
+      "status",
+    ]);
+    expect(await invalid(run((tx) => changeCustomerStatus(d, tx, "cus_x", "bogus" as never)))).toEqual([
+      "InvalidRequest",
+      "status",
+    ]);
+    // The known values still reach the lookup.
+    expect((await refusal(run((tx) => setMandateStatus(d, tx, "man_x", "suspended")))).code).toBe("NotFound");
+  });
+
+  it("a mandate's frequency and amount rule, which later debits read", async () => {
+    const w = await createMandateWorld();
+    const create = (over: Record<string, unknown>) =>
+      w.core.run((tx) =>
+        createMandate(w.core.deps, w.core.ctxFor(w.acme), tx, w.mandateInput(w.alice, over)),
+      );
+    expect(await invalid(create({ frequency: "Monthly" }))).toEqual(["InvalidRequest", "frequency"]);
+    expect(await invalid(create({ amountRule: "bogus" }))).toEqual(["InvalidRequest", "amountRule"]);
+    expect(w.core.store.state.mandates.size).toBe(0);
+  });
+});
+
+describe("a mandate's validity instants", () => {
+  it("are RFC 3339 real calendar times in years 0000-9999, stored in the API's one form", async () => {
+    const w = await createMandateWorld();
+    const create = (over: Record<string, unknown>) =>
+      w.core.run((tx) =>
+        createMandate(w.core.deps, w.core.ctxFor(w.acme), tx, w.mandateInput(w.alice, over)),
+      );
+    for (const [field, value] of [
+      // Text-compared, year 10000 sorted before today: it was activated (and expired) at once.
+      ["validFrom", "+010000-01-01T00:00:00.000Z"],
+      ["validTo", "+010001-01-01T00:00:00.000Z"],
+      ["validFrom", "-000001-01-01T00:00:00.000Z"],
+      // Date.parse took these for 2 March, 2001 and a date.
+      ["validFrom", "2026-02-30T00:00:00Z"],
+      ["validFrom", "1"],
+      ["validTo", "Nov 22 2027"],
+    ] as const) {
+      expect(await invalid(create({ [field]: value })), value).toEqual(["InvalidRequest", field]);
+    }
+    expect(w.core.store.state.mandates.size).toBe(0);
+    const m = await create({ validFrom: "2026-11-01T03:00:00+03:00", validTo: "2027-01-01T00:00:00.1234Z" });
+    expect([m.validFrom, m.validTo]).toEqual(["2026-11-01T00:00:00.000Z", "2027-01-01T00:00:00.123Z"]);
+  });
+});
+
+describe("pages of the tenant listings", () => {
+  it("refuse a page or limit that is not a whole number from 1, or an unknown sort key", async () => {
+    const core = createCore();
+    const acme = tenantFixture("acme");
+    await core.run((tx) => tx.tenants.upsert(acme));
+    await core.run((tx) =>
+      fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 10_000, currency: "KES" }),
+    );
+    const { walletUid } = await core.run((tx) =>
+      onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput()),
+    );
+    for (let n = 0; n < 3; n++) {
+      await core.run((tx) =>
+        creditWallet(core.deps, core.ctxFor(acme), tx, {
+          walletUid,
+          amountMinor: 10,
+          currency: "KES",
+          clientReference: `p-${n}`,
+        }),
+      );
+    }
+    const sort = [{ field: "createdAt", direction: "DESC" }] as const;
+    const list = (page: Record<string, unknown>) =>
+      core.run((tx) =>
+        listOperations(core.deps, core.ctxFor(acme), tx, {}, {
+          page: 1,
+          limit: 2,
+          sort: [...sort],
+          ...page,
+        } as never),
+      );
+    for (const page of [
+      { page: 0 },
+      { page: -1 },
+      { page: 1.5 },
+      { limit: -1 },
+      { limit: "2" },
+      { limit: Number.NaN },
+      { limit: Number.POSITIVE_INFINITY },
+      { page: 1e300 },
+      { page: 2 ** 40, limit: 2 ** 20 },
+      { sort: [{ field: "amount", direction: "DESC" }] },
+      { sort: [{ field: "createdAt", direction: "down" }] },
+    ]) {
+      expect((await refusal(list(page))).code, JSON.stringify(page)).toBe("InvalidRequest");
+    }
+    const ok = await list({ page: 2 });
+    expect([ok.data.length, ok.meta]).toEqual([1, { total: 3, page: 2, limit: 2, totalPages: 2 }]);
+    expect(() => assertPage({ page: 1, limit: 1e9, sort: [] })).not.toThrow();
+  });
+
+  it("the operator lists' clamp turns what is no number into the default and keeps offsets exact", async () => {
+    const bounds = { fallback: 100, max: 1000 };
+    expect(listWindow({ limit: Number.NaN, page: Number.NaN }, bounds)).toEqual({ limit: 100, offset: 0 });
+    expect(listWindow({ limit: "5" as never }, bounds)).toEqual({ limit: 100, offset: 0 });
+    expect(listWindow({ limit: Number.POSITIVE_INFINITY, page: 3 }, bounds)).toEqual({
+      limit: 1000,
+      offset: 2000,
+    });
+    const far = listWindow({ limit: 10, page: Number.POSITIVE_INFINITY }, bounds);
+    expect(Number.isSafeInteger(far.offset)).toBe(true);
+    expect(listWindow({ limit: 10, page: 1e300 }, bounds)).toEqual(far);
+    // The delivery log too: every store gets a whole limit in range.
+    const core = createCore();
+    const seen: unknown[] = [];
+    await core.run(async (tx) => {
+      const list = tx.deliveries.list.bind(tx.deliveries);
+      tx.deliveries.list = async (f) => {
+        seen.push(f.limit);
+        return list(f);
+      };
+      for (const limit of [Number.NaN, 1.5, 0, 5000, undefined]) await listWebhookDeliveries(tx, { limit });
+    });
+    expect(seen).toEqual([100, 1, 1, 1000, 100]);
+  });
+});
