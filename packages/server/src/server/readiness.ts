@@ -9,7 +9,7 @@ const probeReuseMs = 1_000;
 
 /**
  * Wraps the app's fetch so GET/HEAD `/ready` answers whether this process can serve: 200
- * `{"status":"ready"}` when `probe` (a store round trip) succeeds, 503 in the one error body
+ * `{"status":"ready"}` when `probe` (the store's `ping`, a trivial query) succeeds, 503 in the one error body
  * (with `Retry-After`) when it fails or the process is shutting down. `GET /api/v1/tenant/health`
  * stays what the spec makes it, a liveness answer that does not touch the store. Unauthenticated,
  * like health, for load balancers and orchestrators; a probe's answer is reused for a second and

@@ -134,10 +134,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         : {}),
     });
     const served = options.referencePage === false ? app.fetch : withReferencePage(app.fetch);
-    // A store round trip: any read will do. A tenant id starts with a letter or digit, so this
-    // one reads nothing (and, unlike a NUL, Postgres takes it as text).
-    const probe = () => store.uow.run((tx) => tx.tenants.get("-ready-"));
-    const fetch = withReadiness(served, probe, { draining: () => closing !== undefined });
+    const fetch = withReadiness(served, () => store.ping(), { draining: () => closing !== undefined });
     server = await listen(fetch, options.port ?? 8080, host, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   } catch (e) {
     await store.close().catch(() => {});
