@@ -171,6 +171,16 @@ describe.runIf(baseUrl)("Postgres store", () => {
     await down.close();
   });
 
+  it("maps text holding U+0000, which Postgres cannot store (22021), to InvalidRequest, in a lookup or a write", async () => {
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e: unknown) => (e instanceof DomainError ? e.code : String(e)),
+      );
+    expect(await refusal(store.uow.run((tx) => tx.tenants.get("acme\u0000")))).toBe("InvalidRequest");
+    expect(await refusal(store.uow.run((tx) => tx.operations.getAny("op_\u0000")))).toBe("InvalidRequest");
+  });
+
   it("maps an exhausted pool (connect timeout) to StoreUnavailableError", async () => {
     const small = createPostgresStore({ connectionString: fresh.url, poolSize: 1, connectTimeoutMs: 200 });
     let release!: () => void;

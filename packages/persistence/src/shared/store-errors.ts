@@ -106,5 +106,10 @@ export function mapStoreError(e: unknown): unknown {
     const reason = e instanceof Error ? e.message : String(e);
     return new StoreUnavailableError(`The store is unavailable: ${reason}`, { cause: e });
   }
+  // Postgres text cannot hold U+0000 (22021): a value an embedder passed past the core's text
+  // checks, in a lookup or a write. The request's fault, never the store's.
+  if (asDriverError(e).code === "22021") {
+    return new DomainError("InvalidRequest", "Text must not contain the character U+0000");
+  }
   return e;
 }
