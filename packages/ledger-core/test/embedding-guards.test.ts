@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   assertPage,
+  assertStorableStrings,
   changeCustomerStatus,
   changeWalletStatus,
   createMandate,
@@ -11,6 +12,7 @@ import {
   listWebhookDeliveries,
   listWindow,
   onboardCustomer,
+  receiveRailPayment,
   reportPayoutResult,
   resolveSuspense,
   setMandateStatus,
@@ -178,5 +180,73 @@ describe("pages of the tenant listings", () => {
       for (const limit of [Number.NaN, 1.5, 0, 5000, undefined]) await listWebhookDeliveries(tx, { limit });
     });
     expect(seen).toEqual([100, 1, 1, 1000, 100]);
+  });
+});
+
+describe("text the stores keep", () => {
+  it("refuses U+0000 and lone surrogates at any depth, naming the path; free-form objects are JSON text", async () => {
+    const core = createCore();
+    const acme = tenantFixture("acme");
+    await core.run((tx) => tx.tenants.upsert(acme));
+    const onboard = (over: Record<string, unknown>) =>
+      core.run((tx) => onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput(over) as never));
+    const base = onboardingInput();
+    expect(await invalid(onboard({ displayName: "x\ud800y" }))).toEqual(["InvalidRequest", "displayName"]);
+    expect(await invalid(onboard({ displayName: "A\u0000" }))).toEqual(["InvalidRequest", "displayName"]);
+    expect(
+      await invalid(
+        onboard({ identifiers: [{ ...base.identifiers[0], value: "+2547\udbff" }, base.identifiers[1]] }),
+      ),
+    ).toEqual(["InvalidRequest", "identifiers[0].value"]);
+    expect(await invalid(onboard({ kyc: { ...base.kyc, sourceReference: "\udc00" } }))).toEqual([
+      "InvalidRequest",
+      "kyc.sourceReference",
+    ]);
+    expect(core.store.state.customers.size).toBe(0);
+    // A pair is one character, and free-form objects may hold anything JSON can.
+    const ok = await onboard({ displayName: "Amina 😀", metadata: { note: "\ud800\u0000" } });
+    expect(ok.displayName).toBe("Amina 😀");
+  });
+
+  it("an assertion's sourceReference, which decides a refusal, is checked before it is compared", async () => {
+    const w = await createMandateWorld();
+    const input = w.mandateInput(w.alice);
+    const e = await refusal(
+      w.core.run((tx) =>
+        createMandate(w.core.deps, w.core.ctxFor(w.acme), tx, {
+          ...input,
+          assertion: { ...input.assertion, sourceReference: "auth-\ud800" },
+        }),
+      ),
+    );
+    expect([e.code, e.details?.[0]?.field]).toEqual(["InvalidRequest", "assertion.sourceReference"]);
+  });
+
+  it("a rail payment's references and a KYC decision's reason", async () => {
+    const core = createCore();
+    const d = core.deps;
+    expect(
+      await invalid(
+        core.run((tx) =>
+          receiveRailPayment(d, tx, {
+            railCode: "sandbox_mobile",
+            reference: "000000000000",
+            amountMinor: 5,
+            currency: "KES",
+            providerReference: "p\u0000",
+          }),
+        ),
+      ),
+    ).toEqual(["InvalidRequest", "providerReference"]);
+    expect(await invalid(core.run((tx) => decideKycVersion(d, tx, "kyc_x", "rejected", "\ud800")))).toEqual([
+      "InvalidRequest",
+      "reason",
+    ]);
+  });
+
+  it("a cyclic request is refused, not a stack overflow", () => {
+    const loop: Record<string, unknown> = {};
+    loop.self = loop;
+    expect(() => assertStorableStrings(loop)).toThrow(/nests too deep/);
   });
 });

@@ -1,4 +1,5 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
+import { assertStorableStrings } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { loadCustomer } from "./identifiers.js";
@@ -42,6 +43,7 @@ export async function addAgreement(
   customerUid: string,
   input: AgreementInput,
 ): Promise<AgreementView> {
+  assertStorableStrings(input);
   const customer = await loadCustomer(tx, ctx, customerUid);
   assertAgreementChannel(input.acceptedChannel, "acceptedChannel");
   const agreement = newAgreement(deps, ctx.tenant.id, customer.uid, input, iso(deps.clock.now()));

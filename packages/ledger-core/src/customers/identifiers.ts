@@ -1,5 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { notFound, refuse } from "../shared/errors.js";
+import { assertStorableStrings } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Customer, Identifier, VerificationStatus } from "./model.js";
@@ -42,6 +43,7 @@ export async function addIdentifier(
   customerUid: string,
   input: IdentifierInput,
 ): Promise<IdentifierView> {
+  assertStorableStrings(input);
   const customer = await lockCustomer(tx, ctx, customerUid);
   const now = deps.clock.now();
   const identifier = newIdentifier(deps, ctx.tenant.id, customer.uid, input, iso(now));
@@ -84,6 +86,7 @@ export async function updateIdentifier(
   identifierUid: string,
   input: UpdateIdentifierInput,
 ): Promise<IdentifierView> {
+  assertStorableStrings(input);
   const customer = await lockCustomer(tx, ctx, customerUid);
   const current = await tx.identifiers.get(ctx.tenant.id, identifierUid);
   if (!current || current.customerUid !== customer.uid) return notFound("Identifier");

@@ -3,6 +3,7 @@ import { emitFirstEvent } from "../events/emit.js";
 import { assertClientReference } from "../operations/client-reference.js";
 import { refuse } from "../shared/errors.js";
 import { assertFreeForm } from "../shared/free-form.js";
+import { assertStorableStrings } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Wallet } from "../wallets/model.js";
@@ -40,6 +41,7 @@ export async function onboardCustomer(
   input: OnboardCustomerInput,
 ): Promise<CustomerView> {
   const { tenant } = ctx;
+  assertStorableStrings(input);
   if (input.clientReference !== undefined) assertClientReference(input.clientReference);
   assertOnePrimaryPerClass(input.identifiers);
   if (input.metadata !== undefined) assertFreeForm("metadata", input.metadata);

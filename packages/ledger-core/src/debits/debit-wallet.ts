@@ -6,6 +6,7 @@ import { assertClientReferenceUnused } from "../operations/client-reference.js";
 import type { OperationView } from "../operations/views.js";
 import { notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
+import { assertStorableStrings } from "../shared/text.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import type { DebitPlan } from "./record-debit.js";
@@ -35,6 +36,7 @@ export async function debitWallet(
   input: DebitWalletInput,
 ): Promise<OperationView> {
   assertPositiveAmount(input.amountMinor);
+  assertStorableStrings(input);
   const tenantId = ctx.tenant.id;
   const party = await loadWalletParty(deps, tx, tenantId, input.walletUid);
   const mandate = (await tx.mandates.get(tenantId, input.mandateUid)) ?? notFound("Mandate");

@@ -6,6 +6,7 @@ import type { KycVersionInput } from "../customers/records.js";
 import { newKycVersion } from "../customers/records.js";
 import { emitEvent } from "../events/emit.js";
 import { assertOneOf, invariant, notFound, refuse } from "../shared/errors.js";
+import { assertStorableStrings } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { findKycLevel } from "../tenants/catalog.js";
@@ -59,6 +60,7 @@ export async function submitKycVersion(
     reviewType: "upgrade" | "downgrade" | "periodic_review" | "event_driven_review";
   },
 ): Promise<KycVersionView> {
+  assertStorableStrings(input);
   // Locked: the one-pending rule below reads the customer's versions.
   const customer = await lockCustomer(tx, ctx, customerUid);
   const level = approvedKycLevel(deps, ctx.tenant, input.tierCode);
@@ -177,6 +179,7 @@ export async function decideKycVersion(
   reason: string | null,
 ): Promise<KycVersionView> {
   assertOneOf("decision", decision, ["approved", "rejected"] as const);
+  assertStorableStrings(reason, "reason");
   const found = (await tx.kycVersions.getAny(uid)) ?? notFound("KYC version");
   // Lock the customer, then read the version again: two decisions racing for one version apply
   // one after the other, and the second sees the first's outcome (409) instead of applying too.

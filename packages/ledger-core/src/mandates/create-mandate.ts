@@ -9,6 +9,7 @@ import { assertClientReference } from "../operations/client-reference.js";
 import { assertOneOf, notFound, refuse } from "../shared/errors.js";
 import { assertFreeForm } from "../shared/free-form.js";
 import { assertPositiveAmount } from "../shared/money.js";
+import { assertStorableStrings } from "../shared/text.js";
 import { boundInstantMs, iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
@@ -74,6 +75,7 @@ export async function createMandate(
   input: CreateMandateInput,
 ): Promise<MandateView> {
   const tenantId = ctx.tenant.id;
+  assertStorableStrings(input);
   assertClientReference(input.clientReference);
   assertOneOf("amountRule", input.amountRule, amountRules);
   assertOneOf("frequency", input.frequency, mandateFrequencies);

@@ -2,7 +2,7 @@ import type { CoreDeps, RequestContext } from "../app/context.js";
 import type { Assertion } from "../assertions/model.js";
 import { validateAssertion } from "../assertions/validate-assertion.js";
 import { refuse } from "../shared/errors.js";
-import { hasCodePointsBetween } from "../shared/text.js";
+import { assertStorableStrings, hasCodePointsBetween } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { loadWalletParty } from "../wallets/movement.js";
@@ -30,6 +30,7 @@ export async function revokeMandate(
   uid: string,
   input: RevokeMandateInput,
 ): Promise<MandateView> {
+  assertStorableStrings(input);
   if (!hasCodePointsBetween(input.reason, 1, REVOCATION_REASON_LENGTH_MAX)) {
     refuse("InvalidRequest", "reason must be 1 to 500 characters", [
       { field: "reason", issue: "1 to 500 characters" },

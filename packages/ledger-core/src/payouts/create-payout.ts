@@ -17,6 +17,7 @@ import { toOperationView } from "../operations/views.js";
 import { railFor } from "../rails/rail-capability.js";
 import { refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
+import { assertStorableStrings } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
@@ -114,6 +115,7 @@ export async function createPayout(
   input: CreatePayoutInput,
 ): Promise<OperationView> {
   assertPositiveAmount(input.amountMinor);
+  assertStorableStrings(input);
   const tenantId = ctx.tenant.id;
   const party = await loadWalletParty(deps, tx, tenantId, input.walletUid);
   const { wallet, customer, level } = party;

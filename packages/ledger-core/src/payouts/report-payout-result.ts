@@ -11,6 +11,7 @@ import type { Operation, OperationState } from "../operations/model.js";
 import type { OperationDetailView } from "../operations/views.js";
 import { toOperationView } from "../operations/views.js";
 import { assertOneOf, invariant, notFound, refuse } from "../shared/errors.js";
+import { assertStorableStrings } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { PayoutOutcome } from "./model.js";
@@ -53,6 +54,7 @@ export async function reportPayoutResult(
   input: PayoutResultInput,
 ): Promise<OperationDetailView> {
   assertOneOf("outcome", input.outcome, payoutOutcomes);
+  assertStorableStrings(input);
   const found = await loadRailPayout(tx, input.railCode, input.operationUid);
   invariant(found.sourceWalletUid, "a payout has its source wallet");
   const walletKey = accountKeys.wallet(found.sourceWalletUid);

@@ -8,6 +8,7 @@ import type { Operation } from "../operations/model.js";
 import type { ErrorCode } from "../shared/errors.js";
 import { invariant, isDomainError, notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
+import { assertStorableStrings } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { findRail } from "../tenants/catalog.js";
@@ -175,6 +176,7 @@ export async function receiveRailPayment(
   input: RailPaymentInput,
 ): Promise<RailPaymentResult> {
   assertPositiveAmount(input.amountMinor);
+  assertStorableStrings(input);
   const rail = findRail(deps.catalog, input.railCode) ?? notFound("Rail");
   const known = await tx.railPayments.get(rail.code, input.providerReference);
   if (known) return repeatOf(known, input);
