@@ -50,7 +50,9 @@ export function mountRoutes(
 function routeHandler(entry: RouteEntry, deps: ApiDeps): MiddlewareHandler<AppEnv> {
   return async function handle(c) {
     const params = validateInput(entry.params ?? NO_PARAMETERS, c.req.param(), "path");
-    const query = validateInput(entry.query ?? NO_PARAMETERS, queryValues(c.req.queries()), "query");
+    const query = entry.ignoresQuery
+      ? {}
+      : validateInput(entry.query ?? NO_PARAMETERS, queryValues(c.req.queries()), "query");
     const idempotencyKey = entry.write ? readIdempotencyKey(c) : null;
     let body: unknown;
     // A POST, PATCH or PUT is checked against NO_BODY when it declares no body schema, so one rule

@@ -54,6 +54,11 @@ export interface RouteEntry extends RouteDoc {
   run?: (tx: Tx, call: ErasedCall) => Promise<unknown>;
   /** For routes answering without the store (health, the OpenAPI document). */
   respond?: (call: ErasedCall) => unknown;
+  /**
+   * The query string is not read at all (health: the spec gives it no error but 500 and 503, so a
+   * cache-busting `?t=...` from a load balancer must not be a 400).
+   */
+  ignoresQuery?: true;
 }
 
 export type ErasedCall = TenantCall<unknown, unknown, unknown> | RouteCall<unknown, unknown, unknown>;
@@ -114,6 +119,7 @@ export function plainRoute(
   def: RouteDoc & {
     auth: "none" | "signature";
     respond: (call: RouteCall<unknown, unknown, unknown>) => unknown;
+    ignoresQuery?: true;
   },
 ): RouteEntry {
   return { ...def, scopes: [], write: false };

@@ -14,6 +14,7 @@ export function serviceRoutes(openApiDocument: () => unknown): readonly RouteEnt
       summary: "Liveness; unauthenticated",
       tag: "Service",
       auth: "none",
+      ignoresQuery: true,
       success: { status: 200, description: "The service is up", schema: healthSchema },
       errorStatuses: [500, 503],
       respond: ({ deps }) => ({
