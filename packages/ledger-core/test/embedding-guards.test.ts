@@ -9,6 +9,7 @@ import {
   decideKycVersion,
   fundPrefund,
   listOperations,
+  listWalletTransactions,
   listWebhookDeliveries,
   listWindow,
   onboardCustomer,
@@ -248,5 +249,56 @@ describe("text the stores keep", () => {
     const loop: Record<string, unknown> = {};
     loop.self = loop;
     expect(() => assertStorableStrings(loop)).toThrow(/nests too deep/);
+  });
+});
+
+describe("time bounds of the listings", () => {
+  it("are read as the API reads them: an operation of 10:00:00.5 is in from=10:00:00Z; a bad bound is 400", async () => {
+    const core = createCore("2026-11-22T10:00:00.500Z");
+    const acme = tenantFixture("acme");
+    await core.run((tx) => tx.tenants.upsert(acme));
+    await core.run((tx) =>
+      fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 10_000, currency: "KES" }),
+    );
+    const { walletUid } = await core.run((tx) =>
+      onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput()),
+    );
+    await core.run((tx) =>
+      creditWallet(core.deps, core.ctxFor(acme), tx, {
+        walletUid,
+        amountMinor: 10,
+        currency: "KES",
+        clientReference: "t-1",
+      }),
+    );
+    const page = { page: 1, limit: 10, sort: [{ field: "createdAt" as const, direction: "DESC" as const }] };
+    const ops = (query: { from?: string; to?: string }) =>
+      core.run((tx) =>
+        listOperations(core.deps, core.ctxFor(acme), tx, { type: "wallet_credit", ...query }, page),
+      );
+    const statement = (query: { from?: string; to?: string }) =>
+      core.run((tx) => listWalletTransactions(core.deps, core.ctxFor(acme), tx, walletUid, query, page));
+    for (const query of [
+      { from: "2026-11-22T10:00:00Z" },
+      { from: "2026-11-22T13:00:00+03:00", to: "2026-11-22T13:00:01+03:00" },
+      { to: "2026-11-22T10:00:01Z" },
+    ]) {
+      expect((await ops(query)).meta.total, JSON.stringify(query)).toBe(1);
+      expect((await statement(query)).meta.total, JSON.stringify(query)).toBe(1);
+    }
+    expect((await ops({ from: "2026-11-22T10:00:01Z" })).meta.total).toBe(0);
+    for (const bad of [
+      { from: "2026-11-22 10:00:00" },
+      { to: "+010000-01-01T00:00:00Z" },
+      { from: "2026-02-30T00:00:00Z" },
+    ]) {
+      expect(await invalid(ops(bad)), JSON.stringify(bad)).toEqual(["InvalidRequest", Object.keys(bad)[0]]);
+      expect(await invalid(statement(bad))).toEqual(["InvalidRequest", Object.keys(bad)[0]]);
+    }
+    // Validation before the lookup: a bad bound on an unknown wallet is still the 400.
+    const unknown = core.run((tx) =>
+      listWalletTransactions(core.deps, core.ctxFor(acme), tx, "wal_x", { from: "nope" }, page),
+    );
+    expect(await invalid(unknown)).toEqual(["InvalidRequest", "from"]);
   });
 });

@@ -1,8 +1,9 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { payoutDetailsOf } from "../payouts/model.js";
-import { notFound } from "../shared/errors.js";
+import { notFound, refuse } from "../shared/errors.js";
 import { assertPage } from "../shared/list-window.js";
 import { addMinor } from "../shared/money.js";
+import { boundInstantMs, iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Operation, OperationState, OperationType } from "./model.js";
 import type { Page } from "./repository.js";
@@ -37,6 +38,28 @@ export interface OperationQuery {
   to?: string;
 }
 
+/**
+ * `from`/`to` in the stored form (UTC, milliseconds), as the API's schema rewrites them: the stores
+ * compare createdAt as text, so "2026-11-22T10:00:00Z" as given would leave out every operation of
+ * that second. A bound that is not an RFC 3339 time in years 0000-9999 is refused 400.
+ */
+function storedBounds<Q extends { from?: string; to?: string }>(query: Q): Q {
+  const bound = (field: "from" | "to", text: string) => {
+    const ms = typeof text === "string" ? boundInstantMs(text, field === "from" ? "lower" : "upper") : null;
+    if (ms === null) {
+      return refuse("InvalidRequest", `${field} must be an RFC 3339 timestamp`, [
+        { field, issue: "invalid timestamp" },
+      ]);
+    }
+    return iso(new Date(ms));
+  };
+  return {
+    ...query,
+    ...(query.from === undefined ? {} : { from: bound("from", query.from) }),
+    ...(query.to === undefined ? {} : { to: bound("to", query.to) }),
+  };
+}
+
 /** GET /operations: every operation of the tenant in any state; filters only narrow within it. */
 export async function listOperations(
   _deps: CoreDeps,
@@ -46,7 +69,7 @@ export async function listOperations(
   page: Page,
 ): Promise<PagedView<OperationView>> {
   assertPage(page);
-  const { data, total } = await tx.operations.list({ tenantId: ctx.tenant.id, ...query }, page);
+  const { data, total } = await tx.operations.list({ tenantId: ctx.tenant.id, ...storedBounds(query) }, page);
   return { data: data.map(toOperationView), meta: pageMeta(total, page) };
 }
 
@@ -105,8 +128,8 @@ export async function listWalletTransactions(
   page: Page,
 ): Promise<PagedView<StatementItemView>> {
   assertPage(page);
+  const { includePending, ...filters } = storedBounds(query);
   (await tx.wallets.get(ctx.tenant.id, walletUid)) ?? notFound("Wallet");
-  const { includePending, ...filters } = query;
   const { data, total } = await tx.operations.list(
     { tenantId: ctx.tenant.id, walletUid, ...filters, movedOrFinal: !includePending },
     page,
