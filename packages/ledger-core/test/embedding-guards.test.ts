@@ -239,6 +239,20 @@ describe("text the stores keep", () => {
         ),
       ),
     ).toEqual(["InvalidRequest", "providerReference"]);
+    // A currency that is no code at all (memory kept null; the SQL stores refused it NOT NULL).
+    expect(
+      await invalid(
+        core.run((tx) =>
+          receiveRailPayment(d, tx, {
+            railCode: "sandbox_mobile",
+            reference: "000000000000",
+            amountMinor: 5,
+            currency: null as never,
+            providerReference: "p1",
+          }),
+        ),
+      ),
+    ).toEqual(["InvalidRequest", "currency"]);
     expect(await invalid(core.run((tx) => decideKycVersion(d, tx, "kyc_x", "rejected", "\ud800")))).toEqual([
       "InvalidRequest",
       "reason",

@@ -7,7 +7,7 @@ import { transitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import type { ErrorCode } from "../shared/errors.js";
 import { invariant, isDomainError, notFound, refuse } from "../shared/errors.js";
-import { assertPositiveAmount } from "../shared/money.js";
+import { assertCurrencyCode, assertPositiveAmount } from "../shared/money.js";
 import { assertStorableStrings } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -176,6 +176,7 @@ export async function receiveRailPayment(
   input: RailPaymentInput,
 ): Promise<RailPaymentResult> {
   assertPositiveAmount(input.amountMinor);
+  assertCurrencyCode(input.currency);
   assertStorableStrings(input);
   const rail = findRail(deps.catalog, input.railCode) ?? notFound("Rail");
   const known = await tx.railPayments.get(rail.code, input.providerReference);
