@@ -7,7 +7,6 @@ import {
   createMandate,
   creditWallet,
   decideKycVersion,
-  fundPrefund,
   listOperations,
   listWalletTransactions,
   listWebhookDeliveries,
@@ -18,7 +17,7 @@ import {
   resolveSuspense,
   setMandateStatus,
 } from "../src/index.js";
-import { createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
+import { coreWithCustomer, createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
 import { createMandateWorld } from "./support/mandate-fixtures.js";
 
 // What an embedder may pass from untyped JSON, past the TypeScript types: the core refuses it as
@@ -109,15 +108,7 @@ describe("a mandate's validity instants", () => {
 
 describe("pages of the tenant listings", () => {
   it("refuse a page or limit that is not a whole number from 1, or an unknown sort key", async () => {
-    const core = createCore();
-    const acme = tenantFixture("acme");
-    await core.run((tx) => tx.tenants.upsert(acme));
-    await core.run((tx) =>
-      fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 10_000, currency: "KES" }),
-    );
-    const { walletUid } = await core.run((tx) =>
-      onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput()),
-    );
+    const { core, acme, walletUid } = await coreWithCustomer({ prefundMinor: 10_000 });
     for (let n = 0; n < 3; n++) {
       await core.run((tx) =>
         creditWallet(core.deps, core.ctxFor(acme), tx, {
@@ -268,15 +259,10 @@ describe("text the stores keep", () => {
 
 describe("time bounds of the listings", () => {
   it("are read as the API reads them: an operation of 10:00:00.5 is in from=10:00:00Z; a bad bound is 400", async () => {
-    const core = createCore("2026-11-22T10:00:00.500Z");
-    const acme = tenantFixture("acme");
-    await core.run((tx) => tx.tenants.upsert(acme));
-    await core.run((tx) =>
-      fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 10_000, currency: "KES" }),
-    );
-    const { walletUid } = await core.run((tx) =>
-      onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput()),
-    );
+    const { core, acme, walletUid } = await coreWithCustomer({
+      start: "2026-11-22T10:00:00.500Z",
+      prefundMinor: 10_000,
+    });
     await core.run((tx) =>
       creditWallet(core.deps, core.ctxFor(acme), tx, {
         walletUid,

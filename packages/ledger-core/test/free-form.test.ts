@@ -6,12 +6,11 @@ import {
   creditWallet,
   FREE_FORM_BYTES_MAX,
   freeFormProblem,
-  fundPrefund,
   getTrialBalance,
   onboardCustomer,
   submitKycVersion,
 } from "../src/index.js";
-import { createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
+import { coreWithCustomer, createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
 import { createMandateWorld } from "./support/mandate-fixtures.js";
 
 /** `levels` objects nested in one another: `{a:{a:...}}` (the outer object is level 1). */
@@ -88,15 +87,7 @@ describe("free-form objects (metadata, evidence, retry policy): one rule", () =>
 
 describe("the use cases apply it (an embedder calls them without the HTTP schema)", () => {
   it("a credit with cyclic or non-JSON metadata is refused 400, moving nothing", async () => {
-    const core = createCore();
-    const acme = tenantFixture("acme");
-    await core.run((tx) => tx.tenants.upsert(acme));
-    await core.run((tx) =>
-      fundPrefund(core.deps, tx, { tenantId: "acme", amountMinor: 1_000_000, currency: "KES" }),
-    );
-    const { walletUid } = await core.run((tx) =>
-      onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput()),
-    );
+    const { core, acme, walletUid } = await coreWithCustomer({ prefundMinor: 1_000_000 });
     const trial = await core.run((tx) => getTrialBalance(tx));
     const operations = core.store.state.operations.size;
     for (const [n, metadata] of [cyclic(), { at: new Date(0) }, nested(9)].entries()) {

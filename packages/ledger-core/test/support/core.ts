@@ -10,7 +10,7 @@ import type {
   Tenant,
   Tx,
 } from "../../src/index.js";
-import { createUlidGenerator, scopes } from "../../src/index.js";
+import { createUlidGenerator, fundPrefund, onboardCustomer, scopes } from "../../src/index.js";
 import { createMemoryStore, createSteppingClock, createTestVault } from "../../src/memory/index.js";
 
 /** A version-1 KES fee schedule of an operation type, on any rail, with these components. */
@@ -122,6 +122,27 @@ export function createCore(start = "2026-11-22T10:00:00.000Z") {
   });
   const run = <T>(work: (tx: Tx) => Promise<T>) => store.uow.run(work);
   return { store, deps, ctxFor, run };
+}
+
+/**
+ * A core with tenant `acme` (stored), its prefund funded with `prefundMinor` KES and one customer
+ * onboarded from `onboardingInput()`: the start of most tests of a money movement.
+ */
+export async function coreWithCustomer(opts: { start?: string; prefundMinor?: number } = {}) {
+  const core = createCore(opts.start);
+  const acme = tenantFixture("acme");
+  await core.run((tx) => tx.tenants.upsert(acme));
+  await core.run((tx) =>
+    fundPrefund(core.deps, tx, {
+      tenantId: "acme",
+      amountMinor: opts.prefundMinor ?? 1_000_000,
+      currency: "KES",
+    }),
+  );
+  const customer = await core.run((tx) =>
+    onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput()),
+  );
+  return { core, acme, customer, walletUid: customer.walletUid };
 }
 
 export const onboardingInput = (overrides: Record<string, unknown> = {}) => ({
