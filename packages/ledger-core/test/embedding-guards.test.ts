@@ -16,6 +16,8 @@ import {
   reportPayoutResult,
   resolveSuspense,
   setMandateStatus,
+  submitKycVersion,
+  updateIdentifier,
 } from "../src/index.js";
 import { coreWithCustomer, createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
 import { createMandateWorld } from "./support/mandate-fixtures.js";
@@ -300,5 +302,52 @@ describe("time bounds of the listings", () => {
       listWalletTransactions(core.deps, core.ctxFor(acme), tx, "wal_x", { from: "nope" }, page),
     );
     expect(await invalid(unknown)).toEqual(["InvalidRequest", "from"]);
+  });
+});
+
+describe("the closed sets of a customer's records", () => {
+  it("customer type, identifier class and verification, agreement type, review type and risk rating", async () => {
+    const core = createCore();
+    const acme = tenantFixture("acme");
+    await core.run((tx) => tx.tenants.upsert(acme));
+    const onboard = (over: Record<string, unknown>) =>
+      core.run((tx) => onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput(over) as never));
+    const base = onboardingInput();
+    const [contact, document] = base.identifiers;
+    for (const [over, field] of [
+      [{ customerType: "robot" }, "customerType"],
+      [{ identifiers: [{ ...contact, class: "phone" }, document] }, "class"],
+      [{ identifiers: [{ ...contact, verificationStatus: "VERIFIED" }, document] }, "verificationStatus"],
+      [{ agreements: [{ ...base.agreements[0], agreementType: "terms" }] }, "agreementType"],
+      [{ kyc: { ...base.kyc, riskRating: "bogus" } }, "riskRating"],
+      [{ kyc: { ...base.kyc, reviewType: "upgrade" } }, "kyc.reviewType"],
+    ] as const) {
+      expect(await invalid(onboard(over)), JSON.stringify(over)).toEqual(["InvalidRequest", field]);
+    }
+    expect(core.store.state.customers.size).toBe(0);
+  });
+
+  it("a later KYC version's review type (never onboarding) and an identifier's new verification status", async () => {
+    const { core, acme, customer } = await coreWithCustomer();
+    const base = onboardingInput();
+    const kyc = await refusal(
+      core.run((tx) =>
+        submitKycVersion(core.deps, core.ctxFor(acme), tx, customer.uid, {
+          ...base.kyc,
+          reviewType: "onboarding" as never,
+        }),
+      ),
+    );
+    expect([kyc.code, kyc.details?.[0]?.field]).toEqual(["InvalidRequest", "reviewType"]);
+    const identifierUid = customer.identifiers[0]!.uid;
+    const update = await refusal(
+      core.run((tx) =>
+        updateIdentifier(core.deps, core.ctxFor(acme), tx, customer.uid, identifierUid, {
+          verificationStatus: "bogus" as never,
+          verifiedAt: null,
+        }),
+      ),
+    );
+    expect([update.code, update.details?.[0]?.field]).toEqual(["InvalidRequest", "verificationStatus"]);
   });
 });

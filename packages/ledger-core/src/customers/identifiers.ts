@@ -1,9 +1,10 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
-import { notFound, refuse } from "../shared/errors.js";
+import { assertOneOf, notFound, refuse } from "../shared/errors.js";
 import { assertStorableStrings } from "../shared/text.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Customer, Identifier, VerificationStatus } from "./model.js";
+import { verificationStatuses } from "./model.js";
 import type { IdentifierInput } from "./records.js";
 import { newIdentifier } from "./records.js";
 import { claimVerifiedValues } from "./rules.js";
@@ -87,6 +88,7 @@ export async function updateIdentifier(
   input: UpdateIdentifierInput,
 ): Promise<IdentifierView> {
   assertStorableStrings(input);
+  assertOneOf("verificationStatus", input.verificationStatus, verificationStatuses);
   const customer = await lockCustomer(tx, ctx, customerUid);
   const current = await tx.identifiers.get(ctx.tenant.id, identifierUid);
   if (!current || current.customerUid !== customer.uid) return notFound("Identifier");

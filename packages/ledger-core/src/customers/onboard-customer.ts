@@ -1,7 +1,7 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { emitFirstEvent } from "../events/emit.js";
 import { assertClientReference } from "../operations/client-reference.js";
-import { refuse } from "../shared/errors.js";
+import { assertOneOf, refuse } from "../shared/errors.js";
 import { assertFreeForm } from "../shared/free-form.js";
 import { assertStorableStrings } from "../shared/text.js";
 import { iso } from "../shared/time.js";
@@ -9,6 +9,7 @@ import type { Tx } from "../store/unit-of-work.js";
 import type { Wallet } from "../wallets/model.js";
 import { approvedKycLevel, approvedProfile, notApproved } from "./account-approval.js";
 import type { Customer, CustomerType } from "./model.js";
+import { customerTypes } from "./model.js";
 import type { AgreementInput, IdentifierInput, KycVersionInput } from "./records.js";
 import { newAgreement, newIdentifier, newKycVersion } from "./records.js";
 import { assertAgreementChannel, assertOnePrimaryPerClass, claimVerifiedValues } from "./rules.js";
@@ -42,6 +43,8 @@ export async function onboardCustomer(
 ): Promise<CustomerView> {
   const { tenant } = ctx;
   assertStorableStrings(input);
+  assertOneOf("customerType", input.customerType, customerTypes);
+  assertOneOf("kyc.reviewType", input.kyc.reviewType, ["onboarding"] as const);
   if (input.clientReference !== undefined) assertClientReference(input.clientReference);
   assertOnePrimaryPerClass(input.identifiers);
   if (input.metadata !== undefined) assertFreeForm("metadata", input.metadata);

@@ -1,5 +1,5 @@
 import type { CoreDeps } from "../app/context.js";
-import { refuse } from "../shared/errors.js";
+import { assertOneOf, refuse } from "../shared/errors.js";
 import { assertFreeForm } from "../shared/free-form.js";
 import { canonicalJson } from "../shared/jcs.js";
 import type { PiiVault } from "../shared/ports.js";
@@ -13,6 +13,13 @@ import type {
   KycVersion,
   RiskRating,
   VerificationStatus,
+} from "./model.js";
+import {
+  agreementTypes,
+  identifierClasses,
+  kycReviewTypes,
+  riskRatings,
+  verificationStatuses,
 } from "./model.js";
 
 export interface IdentifierInput {
@@ -57,6 +64,8 @@ export function newIdentifier(
   input: IdentifierInput,
   at: string,
 ): Identifier {
+  assertOneOf("class", input.class, identifierClasses);
+  assertOneOf("verificationStatus", input.verificationStatus, verificationStatuses);
   const verified = input.verificationStatus === "verified";
   // Blank: every such value would normalize to "" and be one and the same identifier.
   if (normalizeIdentifier(input.type, input.value) === "") {
@@ -108,6 +117,7 @@ export function newAgreement(
   at: string,
 ): Agreement {
   assertFreeForm("evidence", input.evidence);
+  assertOneOf("agreementType", input.agreementType, agreementTypes);
   return {
     uid: deps.ids.next("agreement"),
     tenantId,
@@ -133,6 +143,8 @@ export function newKycVersion(
   at: string,
 ): KycVersion {
   assertFreeForm("evidence", input.evidence);
+  assertOneOf("reviewType", input.reviewType, kycReviewTypes);
+  assertOneOf("riskRating", input.riskRating, riskRatings);
   return {
     uid: deps.ids.next("kycVersion"),
     tenantId,

@@ -61,6 +61,13 @@ export async function submitKycVersion(
   },
 ): Promise<KycVersionView> {
   assertStorableStrings(input);
+  // Every review type but onboarding (which only onboarding writes).
+  assertOneOf("reviewType", input.reviewType, [
+    "upgrade",
+    "downgrade",
+    "periodic_review",
+    "event_driven_review",
+  ] as const);
   // Locked: the one-pending rule below reads the customer's versions.
   const customer = await lockCustomer(tx, ctx, customerUid);
   const level = approvedKycLevel(deps, ctx.tenant, input.tierCode);
