@@ -11,7 +11,6 @@ import {
   listWalletTransactions,
   listWebhookDeliveries,
   listWindow,
-  onboardCustomer,
   receiveRailPayment,
   reportPayoutResult,
   resolveSuspense,
@@ -19,7 +18,7 @@ import {
   submitKycVersion,
   updateIdentifier,
 } from "../src/index.js";
-import { coreWithCustomer, createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
+import { coreWithCustomer, coreWithTenant, createCore, onboardingInput, refusal } from "./support/core.js";
 import { createMandateWorld } from "./support/mandate-fixtures.js";
 
 // What an embedder may pass from untyped JSON, past the TypeScript types: the core refuses it as
@@ -179,11 +178,7 @@ describe("pages of the tenant listings", () => {
 
 describe("text the stores keep", () => {
   it("refuses U+0000 and lone surrogates at any depth, naming the path; free-form objects are JSON text", async () => {
-    const core = createCore();
-    const acme = tenantFixture("acme");
-    await core.run((tx) => tx.tenants.upsert(acme));
-    const onboard = (over: Record<string, unknown>) =>
-      core.run((tx) => onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput(over) as never));
+    const { core, onboard } = await coreWithTenant();
     const base = onboardingInput();
     expect(await invalid(onboard({ displayName: "x\ud800y" }))).toEqual(["InvalidRequest", "displayName"]);
     expect(await invalid(onboard({ displayName: "A\u0000" }))).toEqual(["InvalidRequest", "displayName"]);
@@ -307,11 +302,7 @@ describe("time bounds of the listings", () => {
 
 describe("the closed sets of a customer's records", () => {
   it("customer type, identifier class and verification, agreement type, review type and risk rating", async () => {
-    const core = createCore();
-    const acme = tenantFixture("acme");
-    await core.run((tx) => tx.tenants.upsert(acme));
-    const onboard = (over: Record<string, unknown>) =>
-      core.run((tx) => onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput(over) as never));
+    const { core, onboard } = await coreWithTenant();
     const base = onboardingInput();
     const [contact, document] = base.identifiers;
     for (const [over, field] of [

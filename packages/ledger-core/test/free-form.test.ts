@@ -7,10 +7,9 @@ import {
   FREE_FORM_BYTES_MAX,
   freeFormProblem,
   getTrialBalance,
-  onboardCustomer,
   submitKycVersion,
 } from "../src/index.js";
-import { coreWithCustomer, createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
+import { coreWithCustomer, coreWithTenant, onboardingInput, refusal } from "./support/core.js";
 import { createMandateWorld } from "./support/mandate-fixtures.js";
 
 /** `levels` objects nested in one another: `{a:{a:...}}` (the outer object is level 1). */
@@ -109,13 +108,7 @@ describe("the use cases apply it (an embedder calls them without the HTTP schema
   });
 
   it("onboarding, a KYC version and an agreement refuse such metadata or evidence, creating nothing", async () => {
-    const core = createCore();
-    const acme = tenantFixture("acme");
-    await core.run((tx) => tx.tenants.upsert(acme));
-    const onboard = (overrides: Record<string, unknown>) =>
-      core.run((tx) =>
-        onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput(overrides) as never),
-      );
+    const { core, acme, onboard } = await coreWithTenant();
     const base = onboardingInput();
     for (const overrides of [
       { metadata: cyclic() },

@@ -1,10 +1,10 @@
-import type { Page } from "@wallet/ledger-core";
+import { type Page, pageSortFields } from "@wallet/ledger-core";
 import * as v from "valibot";
 
 export const PAGE_LIMIT_DEFAULT = 20;
 export const PAGE_LIMIT_MAX = 100;
-const SORT_FIELDS = ["createdAt", "id"] as const;
-const SORT_TERM = /^(createdAt|id):(ASC|DESC)$/;
+const SORT_FIELDS = pageSortFields;
+const SORT_TERM = new RegExp(`^(${SORT_FIELDS.join("|")}):(ASC|DESC)$`);
 
 const positiveIntegerText = (what: string) =>
   v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,8}$/, `${what} must be a positive integer`), v.transform(Number));

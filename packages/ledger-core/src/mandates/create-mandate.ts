@@ -10,7 +10,7 @@ import { assertOneOf, notFound, refuse } from "../shared/errors.js";
 import { assertFreeForm } from "../shared/free-form.js";
 import { assertPositiveAmount } from "../shared/money.js";
 import { assertStorableStrings } from "../shared/text.js";
-import { boundInstantMs, iso } from "../shared/time.js";
+import { iso, storedInstant } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 import { assertCanHoldMandate } from "../wallets/status-rules.js";
@@ -46,20 +46,6 @@ export interface CreateMandateInput {
 }
 
 /**
- * An RFC 3339 timestamp of a real calendar time in years 0000-9999, in the API's one format (UTC,
- * milliseconds), as the HTTP schema reads it; else 400. `Date.parse` alone took "2026-02-30" for
- * 2 March and "+010000-01-01" for a year the stores, comparing text, would order before today.
- */
-function normalizeTimestamp(value: string, field: string): string {
-  const ms = typeof value === "string" ? boundInstantMs(value, "upper") : null;
-  if (ms === null)
-    return refuse("InvalidRequest", `${field} must be an RFC 3339 timestamp`, [
-      { field, issue: "invalid timestamp" },
-    ]);
-  return iso(new Date(ms));
-}
-
-/**
  * POST /mandates: the mandate and its acceptance (agreementType mandate), written together. Active
  * when validFrom has passed, else pending until the activation job. With replacesMandateUid the
  * replaced mandate is revoked (reason superseded) and its acceptance superseded in the same
@@ -92,8 +78,8 @@ export async function createMandate(
     }
     assertPositiveAmount(amountMinor, "fixedOrMaxAmountMinor");
   }
-  const validFrom = normalizeTimestamp(input.validFrom, "validFrom");
-  const validTo = input.validTo == null ? null : normalizeTimestamp(input.validTo, "validTo");
+  const validFrom = storedInstant(input.validFrom, "validFrom", "upper");
+  const validTo = input.validTo == null ? null : storedInstant(input.validTo, "validTo", "upper");
   if (validTo !== null && validTo <= validFrom) {
     refuse("InvalidRequest", "validTo must be after validFrom", [
       { field: "validTo", issue: "must be after validFrom" },

@@ -1,9 +1,9 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { payoutDetailsOf } from "../payouts/model.js";
-import { notFound, refuse } from "../shared/errors.js";
+import { notFound } from "../shared/errors.js";
 import { assertPage } from "../shared/list-window.js";
 import { addMinor } from "../shared/money.js";
-import { boundInstantMs, iso } from "../shared/time.js";
+import { storedInstant } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Operation, OperationState, OperationType } from "./model.js";
 import type { Page } from "./repository.js";
@@ -44,19 +44,10 @@ export interface OperationQuery {
  * that second. A bound that is not an RFC 3339 time in years 0000-9999 is refused 400.
  */
 function storedBounds<Q extends { from?: string; to?: string }>(query: Q): Q {
-  const bound = (field: "from" | "to", text: string) => {
-    const ms = typeof text === "string" ? boundInstantMs(text, field === "from" ? "lower" : "upper") : null;
-    if (ms === null) {
-      return refuse("InvalidRequest", `${field} must be an RFC 3339 timestamp`, [
-        { field, issue: "invalid timestamp" },
-      ]);
-    }
-    return iso(new Date(ms));
-  };
   return {
     ...query,
-    ...(query.from === undefined ? {} : { from: bound("from", query.from) }),
-    ...(query.to === undefined ? {} : { to: bound("to", query.to) }),
+    ...(query.from === undefined ? {} : { from: storedInstant(query.from, "from", "lower") }),
+    ...(query.to === undefined ? {} : { to: storedInstant(query.to, "to", "upper") }),
   };
 }
 

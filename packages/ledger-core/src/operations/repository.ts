@@ -1,10 +1,11 @@
+import type { PageSortField } from "../shared/list-window.js";
 import type { Operation, OperationState, OperationType, TimelineEvent } from "./model.js";
 
 export interface Page {
   page: number;
   limit: number;
   /** Applied in order; the adapter appends id for a total order. */
-  sort: { field: "createdAt" | "id"; direction: "ASC" | "DESC" }[];
+  sort: { field: PageSortField; direction: "ASC" | "DESC" }[];
 }
 
 export interface Paged<T> {

@@ -20,6 +20,7 @@ export function listWindow(
 
 /** The order fields a tenant listing can sort by (DESIGN.md section 3: createdAt, id). */
 export const pageSortFields = ["createdAt", "id"] as const;
+export type PageSortField = (typeof pageSortFields)[number];
 
 /**
  * Domain guard for a page of a tenant listing (operations, a statement, mandates) that reaches a

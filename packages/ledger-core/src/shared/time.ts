@@ -1,3 +1,5 @@
+import { refuse } from "./errors.js";
+
 /**
  * The last seconds `iso` formatted and their `YYYY-MM-DDTHH:mm:ss.` text, replaced in turn. A
  * request formats several seconds over and over (its instant, the day and month starts of its
@@ -113,4 +115,19 @@ export function boundInstantMs(text: string, bound: "lower" | "upper"): number |
     sign * (offsetHours * 60 + offsetMinutes) * 60_000 +
     (beyondMs && bound === "lower" ? 1 : 0);
   return isTextOrderedInstant(ms) ? ms : null;
+}
+
+/**
+ * `text` as a stored instant (UTC, milliseconds), read as the API's schemas read it (RFC 3339, a
+ * real calendar time in years 0000-9999, rounded toward the inside of `bound`); else 400 naming
+ * `field`. For instants that reach a use case without the HTTP schema (embedding).
+ */
+export function storedInstant(text: unknown, field: string, bound: "lower" | "upper"): string {
+  const ms = typeof text === "string" ? boundInstantMs(text, bound) : null;
+  if (ms === null) {
+    return refuse("InvalidRequest", `${field} must be an RFC 3339 timestamp`, [
+      { field, issue: "invalid timestamp" },
+    ]);
+  }
+  return iso(new Date(ms));
 }

@@ -124,14 +124,22 @@ export function createCore(start = "2026-11-22T10:00:00.000Z") {
   return { store, deps, ctxFor, run };
 }
 
-/**
- * A core with tenant `acme` (stored), its prefund funded with `prefundMinor` KES and one customer
- * onboarded from `onboardingInput()`: the start of most tests of a money movement.
- */
-export async function coreWithCustomer(opts: { start?: string; prefundMinor?: number } = {}) {
-  const core = createCore(opts.start);
+/** A core with tenant `acme` stored, and `onboard(overrides)` onboarding a customer of it. */
+export async function coreWithTenant(start?: string) {
+  const core = createCore(start);
   const acme = tenantFixture("acme");
   await core.run((tx) => tx.tenants.upsert(acme));
+  const onboard = (overrides: Record<string, unknown> = {}) =>
+    core.run((tx) => onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput(overrides) as never));
+  return { core, acme, onboard };
+}
+
+/**
+ * `coreWithTenant`, its prefund funded with `prefundMinor` KES and one customer onboarded from
+ * `onboardingInput()`: the start of most tests of a money movement.
+ */
+export async function coreWithCustomer(opts: { start?: string; prefundMinor?: number } = {}) {
+  const { core, acme, onboard } = await coreWithTenant(opts.start);
   await core.run((tx) =>
     fundPrefund(core.deps, tx, {
       tenantId: "acme",
@@ -139,9 +147,7 @@ export async function coreWithCustomer(opts: { start?: string; prefundMinor?: nu
       currency: "KES",
     }),
   );
-  const customer = await core.run((tx) =>
-    onboardCustomer(core.deps, core.ctxFor(acme), tx, onboardingInput()),
-  );
+  const customer = await onboard();
   return { core, acme, customer, walletUid: customer.walletUid };
 }
 
