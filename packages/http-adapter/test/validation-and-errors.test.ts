@@ -159,6 +159,7 @@ describe("request validation: strict, with JSON paths", () => {
         body: bytes,
         headers: {
           ...(await signedHeadersFor(h, acme, "POST", CREDITS, bytes)),
+          "Content-Type": "application/json",
           "Idempotency-Key": "k-utf8",
         },
       },
@@ -190,6 +191,42 @@ describe("request validation: strict, with JSON paths", () => {
       "Idempotency-Key",
     );
     expect((await h.call(acme, "POST", CREDITS, { body, idempotencyKey: "k".repeat(255) })).status).toBe(404);
+  });
+
+  it("a body is JSON under Content-Type application/json: another media type, none or a charset not UTF-8 is 400", async () => {
+    const body = { walletUid: "wal_1", amountMinor: 1, currency: "KES", clientReference: "c" };
+    const as = (contentType: string) =>
+      h.call(acme, "POST", CREDITS, { body, headers: { "Content-Type": contentType } });
+    await expect400(await as("text/plain"), "Content-Type", "must be application/json");
+    await expect400(
+      await as("application/x-www-form-urlencoded"),
+      "Content-Type",
+      "must be application/json",
+    );
+    await expect400(await as("application/jsonx"), "Content-Type", "must be application/json");
+    await expect400(await as(""), "Content-Type", "required");
+    await expect400(
+      await as("application/json; charset=iso-8859-1"),
+      "Content-Type",
+      "charset must be utf-8",
+    );
+    // Refused before the body is read: the same key with the right type is a first request, not a replay.
+    const first = await h.call(acme, "POST", CREDITS, {
+      body,
+      idempotencyKey: "k-ct",
+      headers: { "Content-Type": "text/plain" },
+    });
+    expect(first.status).toBe(400);
+    const again = await h.call(acme, "POST", CREDITS, { body, idempotencyKey: "k-ct" });
+    expect(again.status).toBe(404);
+    expect(again.headers.get("Idempotent-Replayed")).not.toBe("true");
+    // The media type without case, with parameters, and a UTF-8 charset however spelled.
+    for (const ok of [
+      "Application/JSON",
+      'application/json; charset="UTF-8"',
+      "application/json;charset=utf-8; v=1",
+    ])
+      expect((await as(ok)).status).toBe(404);
   });
 
   it("validates path and query: unknown query parameters are refused", async () => {

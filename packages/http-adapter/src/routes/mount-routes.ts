@@ -3,6 +3,7 @@ import type { Hono, MiddlewareHandler } from "hono";
 import * as v from "valibot";
 import type { ApiDeps } from "../app/api-deps.js";
 import type { AppEnv } from "../app/env.js";
+import { assertJsonContentType } from "../validation/content-type.js";
 import { parseJsonBody, validateBody, validateInput } from "../validation/validate.js";
 import { idempotentWrite, readIdempotencyKey } from "./idempotent-write.js";
 import type { ErasedCall, RouteEntry } from "./route-entry.js";
@@ -58,6 +59,7 @@ function routeHandler(entry: RouteEntry, deps: ApiDeps): MiddlewareHandler<AppEn
     // A POST, PATCH or PUT is checked against NO_BODY when it declares no body schema, so one rule
     // holds for every write, tenant or operator. A GET's body is never read (read-body.ts).
     if (entry.body !== undefined || entry.method !== "GET") {
+      assertJsonContentType(c.req.header("Content-Type"), c.var.rawBody.byteLength);
       c.set("json", parseJsonBody(c.var.rawBody));
       const validated = validateBody(entry.body ?? NO_BODY, c.var.json);
       body = entry.body === undefined ? undefined : validated;
