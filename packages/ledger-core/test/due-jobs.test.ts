@@ -79,4 +79,50 @@ describe("runDueJob", () => {
     for (const name of ["constructor", "toString", "__proto__", "deliver-webhooks", ""])
       expect(isDueJobName(name)).toBe(false);
   });
+
+  it("refuses (400, naming the field) a job, instant or limit from untyped input before any batch runs", async () => {
+    const uow = w.core.store.uow;
+    const run = (name: unknown, asOf: unknown, limits: unknown) =>
+      runDueJob(
+        uow,
+        w.core.deps,
+        name as "activate-mandates",
+        asOf as string,
+        limits as typeof defaultDueJobLimits,
+      )
+        .then(() => null)
+        .catch((e: DomainError) => [e.code, e.details?.[0]?.field]);
+    const ok = { batchSize: 2, batchesMax: 2 };
+    expect(await run("constructor", DUE, ok)).toEqual(["InvalidRequest", "job"]);
+    expect(await run("activate-mandates", "next tuesday", ok)).toEqual(["InvalidRequest", "asOf"]);
+    expect(await run("activate-mandates", 1_764_547_200_000, ok)).toEqual(["InvalidRequest", "asOf"]);
+    expect(await run("activate-mandates", "2026-12-01", ok)).toEqual(["InvalidRequest", "asOf"]);
+    for (const batchSize of [0, -1, 1.5, Number.NaN, "2", null])
+      expect(await run("expire-topups", DUE, { batchSize, batchesMax: 1 })).toEqual([
+        "InvalidRequest",
+        "limit",
+      ]);
+    expect(await run("expire-topups", DUE, { batchSize: 1001, batchesMax: 1 })).toEqual([
+      "InvalidRequest",
+      "limit",
+    ]);
+    for (const batchesMax of [0, Number.POSITIVE_INFINITY, undefined])
+      expect(await run("expire-mandates", DUE, { batchSize: 2, batchesMax })).toEqual([
+        "InvalidRequest",
+        "batchesMax",
+      ]);
+    expect(await run("activate-mandates", DUE, null)).toEqual(["InvalidRequest", "batchesMax"]);
+    expect(pending()).toBe(5);
+  });
+
+  it("reads an instant with an offset as the instant it names, not as text", async () => {
+    // 2026-12-01T02:00+02:00 is DUE: every mandate is due; as text it would sort after DUE anyway,
+    // so check the other side too: 01:59:59+02:00 is a millisecond before DUE and moves nothing.
+    expect(
+      await runDueJob(w.core.store.uow, w.core.deps, "activate-mandates", "2026-12-01T01:59:59.999+02:00"),
+    ).toBe(0);
+    expect(
+      await runDueJob(w.core.store.uow, w.core.deps, "activate-mandates", "2026-12-01T02:00:00+02:00"),
+    ).toBe(5);
+  });
 });

@@ -698,7 +698,7 @@ describe("mandates", () => {
       expect(await run(2)).toBe(2);
       expect(await run(2)).toBe(1);
       expect(await run(2)).toBe(0);
-      await expect(run(0)).rejects.toThrow(/Invariant/);
+      await expect(run(0)).rejects.toMatchObject({ code: "InvalidRequest" });
     });
   });
 });

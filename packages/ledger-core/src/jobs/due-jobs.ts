@@ -1,6 +1,7 @@
 import type { CoreDeps } from "../app/context.js";
 import { activateDueMandates, expireDueMandates } from "../mandates/mandate-jobs.js";
-import { isDomainError } from "../shared/errors.js";
+import { assertCount, assertOneOf, isDomainError } from "../shared/errors.js";
+import { jobBatchAsOf } from "../shared/job-batch.js";
 import type { Tx, UnitOfWork } from "../store/unit-of-work.js";
 import { expireTopups } from "../topups/expire-topups.js";
 
@@ -47,6 +48,10 @@ export async function runDueJob(
   asOfIso: string,
   limits: DueJobLimits = defaultDueJobLimits,
 ): Promise<number> {
+  // From an embedder's untyped input: refused (400) before the first batch, not a TypeError.
+  assertOneOf("job", name, dueJobNames);
+  assertCount("batchesMax", limits?.batchesMax);
+  jobBatchAsOf(asOfIso, limits.batchSize);
   const batch = dueJobs[name];
   let processed = 0;
   for (let i = 0; i < limits.batchesMax; i++) {

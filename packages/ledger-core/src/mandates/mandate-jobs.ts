@@ -1,19 +1,10 @@
 import type { CoreDeps } from "../app/context.js";
 import { invariant } from "../shared/errors.js";
+import { jobBatchAsOf } from "../shared/job-batch.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Tenant } from "../tenants/model.js";
 import { emitMandateEvent } from "./rules.js";
-
-const assertLimit = (limit: number) =>
-  invariant(Number.isSafeInteger(limit) && limit >= 1, "a job batch limit is a positive integer");
-
-/** Stored timestamps compare as strings, so the instant must be in their one format. */
-function normalizeAsOf(asOfIso: string): string {
-  const t = Date.parse(asOfIso);
-  invariant(!Number.isNaN(t), "a job's asOf is an ISO-8601 timestamp");
-  return iso(new Date(t));
-}
 
 /**
  * Job activate-mandates: pending mandates whose validFrom <= asOf become active, at most `limit`
@@ -26,8 +17,8 @@ export async function activateDueMandates(
   asOfIso: string,
   limit: number,
 ): Promise<number> {
-  assertLimit(limit);
-  const due = await tx.mandates.listDue("activate", normalizeAsOf(asOfIso), limit);
+  const asOf = jobBatchAsOf(asOfIso, limit);
+  const due = await tx.mandates.listDue("activate", asOf, limit);
   const at = iso(deps.clock.now());
   for (const m of due) {
     m.status = "active";
@@ -47,8 +38,8 @@ export async function expireDueMandates(
   asOfIso: string,
   limit: number,
 ): Promise<number> {
-  assertLimit(limit);
-  const due = await tx.mandates.listDue("expire", normalizeAsOf(asOfIso), limit);
+  const asOf = jobBatchAsOf(asOfIso, limit);
+  const due = await tx.mandates.listDue("expire", asOf, limit);
   const at = iso(deps.clock.now());
   const tenants = new Map<string, Tenant>();
   for (const m of due) {

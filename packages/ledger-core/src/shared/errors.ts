@@ -76,6 +76,23 @@ export function assertOneOf<T extends string>(
   }
 }
 
+/**
+ * Domain guard for a count that reaches a use case without the HTTP schema (embedding): a whole
+ * number from 1 to `max`, else 400 naming `field`.
+ */
+export function assertCount(
+  field: string,
+  value: unknown,
+  max = Number.MAX_SAFE_INTEGER,
+): asserts value is number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? "from 1" : `from 1 to ${max}`;
+    refuse("InvalidRequest", `${field} must be a whole number ${range}`, [
+      { field, issue: `must be a whole number ${range}` },
+    ]);
+  }
+}
+
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
 
 /** Programmer errors: a broken invariant is a bug, never a refusal. */

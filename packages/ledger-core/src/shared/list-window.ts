@@ -1,4 +1,4 @@
-import { refuse } from "./errors.js";
+import { assertCount, refuse } from "./errors.js";
 
 /**
  * The rows of one page of an operator list (the audit log, suspense items): `limit` whole, at
@@ -33,12 +33,8 @@ export function assertPage(page: {
   limit: unknown;
   sort: readonly { field: unknown; direction: unknown }[];
 }): void {
-  const whole = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= 1;
-  if (!whole(page.page) || !whole(page.limit)) {
-    refuse("InvalidRequest", "page and limit must be whole numbers from 1", [
-      { field: whole(page.page) ? "limit" : "page", issue: "must be a whole number from 1" },
-    ]);
-  }
+  assertCount("page", page.page);
+  assertCount("limit", page.limit);
   if (((page.page as number) - 1) * (page.limit as number) > Number.MAX_SAFE_INTEGER) {
     refuse("InvalidRequest", "page is beyond the last possible page", [
       { field: "page", issue: "too large" },

@@ -4,6 +4,7 @@ import { accountKeys } from "../ledger/accounts.js";
 import { transitionOperation } from "../operations/lifecycle.js";
 import { toOperationView } from "../operations/views.js";
 import { invariant } from "../shared/errors.js";
+import { jobBatchAsOf } from "../shared/job-batch.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { dropQuotedCharges } from "./model.js";
@@ -21,11 +22,10 @@ export const EXPIRE_TOPUPS_LIMIT_MAX = 1000;
  * whichever commits first wins and the other sees its outcome (a later payment goes to suspense).
  */
 export async function expireTopups(deps: CoreDeps, tx: Tx, asOfIso: string, limit: number): Promise<number> {
-  invariant(Number.isSafeInteger(limit) && limit >= 1 && limit <= EXPIRE_TOPUPS_LIMIT_MAX, "a bounded batch");
-  const asOf = Date.parse(asOfIso);
-  invariant(!Number.isNaN(asOf), "asOf is an ISO timestamp");
+  const asOfStored = jobBatchAsOf(asOfIso, limit, EXPIRE_TOPUPS_LIMIT_MAX);
+  const asOf = Date.parse(asOfStored);
   let expired = 0;
-  const dueList = await tx.operations.listExpiredTopups(asOfIso, limit);
+  const dueList = await tx.operations.listExpiredTopups(asOfStored, limit);
   // All the wallets first, in lock order (currency by currency), rather than one by one in the
   // list's order, which another transaction locking two of them could take the other way round.
   const walletsByCurrency = new Map<string, string[]>();
