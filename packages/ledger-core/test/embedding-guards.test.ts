@@ -342,3 +342,71 @@ describe("the closed sets of a customer's records", () => {
     expect([update.code, update.details?.[0]?.field]).toEqual(["InvalidRequest", "verificationStatus"]);
   });
 });
+
+describe("the instants and dates of a customer's records", () => {
+  it("are refused unless RFC 3339 (a date YYYY-MM-DD), and stored in the API's one form", async () => {
+    const { core, onboard } = await coreWithTenant();
+    const base = onboardingInput();
+    const [contact, document] = base.identifiers;
+    const agreement = base.agreements[0]!;
+    for (const [over, field] of [
+      [{ dateOfBirth: "1990-02-31" }, "dateOfBirth"],
+      [{ dateOfBirth: "01/02/1990" }, "dateOfBirth"],
+      [{ dateOfBirth: 631_152_000_000 }, "dateOfBirth"],
+      [{ identifiers: [{ ...contact, verifiedAt: "yesterday" }, document] }, "verifiedAt"],
+      [{ agreements: [{ ...agreement, acceptedAt: "2026-11-22 09:59" }] }, "acceptedAt"],
+      [{ agreements: [{ ...agreement, acceptedAt: undefined }] }, "acceptedAt"],
+    ] as const) {
+      expect(await invalid(onboard(over)), JSON.stringify(over)).toEqual(["InvalidRequest", field]);
+    }
+    expect(core.store.state.customers.size).toBe(0);
+
+    const customer = await onboard({
+      dateOfBirth: "1990-02-28",
+      identifiers: [{ ...contact, verifiedAt: "2026-11-22T12:59:00.0009+03:00" }, document],
+      agreements: [{ ...agreement, acceptedAt: "2026-11-22T09:59:00Z" }],
+    });
+    expect(core.store.state.customers.get(customer.uid)?.dateOfBirth).toBe("1990-02-28");
+    const stored = [...core.store.state.identifiers.values()].find((i) => i.class === "contact");
+    expect(stored?.verifiedAt).toBe("2026-11-22T09:59:00.000Z");
+    const accepted = [...core.store.state.agreements.values()].map((a) => a.acceptedAt);
+    expect(accepted).toEqual(["2026-11-22T09:59:00.000Z"]);
+  });
+
+  it("an identifier's update: verifiedAt and validTo compared and stored as instants", async () => {
+    const { core, acme, customer } = await coreWithCustomer();
+    const identifierUid = customer.identifiers[0]!.uid;
+    const update = (input: Record<string, unknown>) =>
+      core.run((tx) =>
+        updateIdentifier(core.deps, core.ctxFor(acme), tx, customer.uid, identifierUid, input as never),
+      );
+    expect(await invalid(update({ verificationStatus: "verified", verifiedAt: "now" }))).toEqual([
+      "InvalidRequest",
+      "verifiedAt",
+    ]);
+    expect(await invalid(update({ verificationStatus: "verified" }))).toEqual([
+      "InvalidRequest",
+      "verifiedAt",
+    ]);
+    expect(
+      await invalid(
+        update({ verificationStatus: "revoked", verifiedAt: null, validTo: "2027-02-30T00:00:00Z" }),
+      ),
+    ).toEqual(["InvalidRequest", "validTo"]);
+    // Before validFrom (10:00:00.0xxZ) as an instant, though after it as text.
+    expect(
+      await invalid(
+        update({ verificationStatus: "revoked", verifiedAt: null, validTo: "2026-11-22T10:59:00+01:00" }),
+      ),
+    ).toEqual(["InvalidRequest", "validTo"]);
+    const view = await update({
+      verificationStatus: "verified",
+      verifiedAt: "2026-11-22T13:00:00+03:00",
+      validTo: "2027-01-01T03:00:00+03:00",
+    });
+    expect(view).toMatchObject({
+      verifiedAt: "2026-11-22T10:00:00.000Z",
+      validTo: "2027-01-01T00:00:00.000Z",
+    });
+  });
+});

@@ -1,7 +1,7 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { assertOneOf, notFound, refuse } from "../shared/errors.js";
 import { assertStorableStrings } from "../shared/text.js";
-import { iso } from "../shared/time.js";
+import { iso, storedInstant } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Customer, Identifier, VerificationStatus } from "./model.js";
 import { verificationStatuses } from "./model.js";
@@ -92,12 +92,15 @@ export async function updateIdentifier(
   const customer = await lockCustomer(tx, ctx, customerUid);
   const current = await tx.identifiers.get(ctx.tenant.id, identifierUid);
   if (!current || current.customerUid !== customer.uid) return notFound("Identifier");
-  if (input.verificationStatus === "verified" && input.verifiedAt === null) {
+  const verifiedAt =
+    input.verifiedAt === null ? null : storedInstant(input.verifiedAt, "verifiedAt", "upper");
+  const validTo = input.validTo === undefined ? undefined : storedInstant(input.validTo, "validTo", "upper");
+  if (input.verificationStatus === "verified" && verifiedAt === null) {
     refuse("InvalidRequest", "verifiedAt is required when verificationStatus is verified", [
       { field: "verifiedAt", issue: "must be an ISO-8601 timestamp when verified" },
     ]);
   }
-  if (input.validTo !== undefined && Date.parse(input.validTo) < Date.parse(current.validFrom)) {
+  if (validTo !== undefined && validTo < current.validFrom) {
     refuse("InvalidRequest", "validTo cannot be before the identifier's validFrom", [
       { field: "validTo", issue: "before validFrom" },
     ]);
@@ -105,8 +108,8 @@ export async function updateIdentifier(
   const updated: Identifier = {
     ...current,
     verificationStatus: input.verificationStatus,
-    verifiedAt: input.verifiedAt,
-    validTo: input.validTo ?? current.validTo,
+    verifiedAt,
+    validTo: validTo ?? current.validTo,
   };
   const now = deps.clock.now();
   await claimVerifiedValues(tx, ctx.tenant.id, [updated], now);

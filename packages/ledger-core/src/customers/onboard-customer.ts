@@ -4,7 +4,7 @@ import { assertClientReference } from "../operations/client-reference.js";
 import { assertOneOf, refuse } from "../shared/errors.js";
 import { assertFreeForm } from "../shared/free-form.js";
 import { assertStorableStrings } from "../shared/text.js";
-import { iso } from "../shared/time.js";
+import { iso, storedDate } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Wallet } from "../wallets/model.js";
 import { approvedKycLevel, approvedProfile, notApproved } from "./account-approval.js";
@@ -54,7 +54,8 @@ export async function onboardCustomer(
   const profile = approvedProfile(deps, tenant, input.rulesProfileKey);
   const level = approvedKycLevel(deps, tenant, input.kyc.tierCode);
   if (level.currency !== profile.currency) notApproved();
-  if (input.dateOfBirth !== undefined && input.dateOfBirth > iso(deps.clock.now()).slice(0, 10)) {
+  const dateOfBirth = input.dateOfBirth === undefined ? null : storedDate(input.dateOfBirth, "dateOfBirth");
+  if (dateOfBirth !== null && dateOfBirth > iso(deps.clock.now()).slice(0, 10)) {
     refuse("InvalidRequest", "dateOfBirth is in the future", [
       { field: "dateOfBirth", issue: "must not be in the future" },
     ]);
@@ -70,7 +71,7 @@ export async function onboardCustomer(
     status: "active",
     customerType: input.customerType,
     displayName: input.displayName,
-    dateOfBirth: input.dateOfBirth ?? null,
+    dateOfBirth,
     regionCode: input.regionCode ?? null,
     preferredLocale: input.preferredLocale ?? "en",
     clientReference: input.clientReference ?? null,

@@ -3,6 +3,7 @@ import { assertOneOf, refuse } from "../shared/errors.js";
 import { assertFreeForm } from "../shared/free-form.js";
 import { canonicalJson } from "../shared/jcs.js";
 import type { PiiVault } from "../shared/ports.js";
+import { storedInstant } from "../shared/time.js";
 import { canonicalIdentifierType, maskIdentifier, normalizeIdentifier } from "./masking.js";
 import type {
   Agreement,
@@ -83,7 +84,12 @@ export function newIdentifier(
     maskedValue: maskIdentifier(input.class, input.type, input.value),
     isPrimary: input.isPrimary ?? false,
     verificationStatus: input.verificationStatus,
-    verifiedAt: input.verifiedAt ?? (verified ? at : null),
+    verifiedAt:
+      input.verifiedAt == null
+        ? verified
+          ? at
+          : null
+        : storedInstant(input.verifiedAt, "verifiedAt", "upper"),
     issuingCountry: input.issuingCountry ?? null,
     validFrom: at,
     validTo: null,
@@ -128,7 +134,7 @@ export function newAgreement(
     documentUri: input.documentUri,
     documentHash: input.documentHash.toLowerCase(),
     status: "accepted",
-    acceptedAt: input.acceptedAt,
+    acceptedAt: storedInstant(input.acceptedAt, "acceptedAt", "upper"),
     acceptedChannel: input.acceptedChannel,
     evidenceHash: evidenceHashOf(deps, input.evidence),
     createdAt: at,

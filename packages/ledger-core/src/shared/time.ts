@@ -131,3 +131,18 @@ export function storedInstant(text: unknown, field: string, bound: "lower" | "up
   }
   return iso(new Date(ms));
 }
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * `text` as a calendar date (`YYYY-MM-DD`, a real day of the years 0000-9999), as the API's schema
+ * reads a date; else 400 naming `field`. Dates compare as text, so no other form may be stored.
+ */
+export function storedDate(text: unknown, field: string): string {
+  if (typeof text !== "string" || !DATE.test(text) || boundInstantMs(`${text}T00:00:00Z`, "upper") === null) {
+    return refuse("InvalidRequest", `${field} must be an ISO-8601 date (YYYY-MM-DD)`, [
+      { field, issue: "invalid date" },
+    ]);
+  }
+  return text;
+}
