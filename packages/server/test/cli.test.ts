@@ -104,7 +104,7 @@ describe("wallet serve refusals", () => {
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^wallet: database postgres:\/\/wallet:\*\*\*@127\.0\.0\.1:1\/wallet is unreachable: .+\n$/,
+      /^wallet: database postgres:\/\/wallet:\*\*\*@127\.0\.0\.1:1\/wallet is unreachable: connect ECONNREFUSED 127\.0\.0\.1:1\n$/,
     );
     expect(result.stderr).not.toContain("hunter2");
   });

@@ -10,15 +10,17 @@ Commands:
               --no-scheduler    run no periodic job and no webhook delivery in this process
                                 (drive them with POST /api/v1/admin/jobs/{job}/run)
               --no-reference    do not serve the interactive API reference at GET /docs
-  migrate   Run the database migrations and exit (--db, --config).
+  migrate   Run the database migrations and exit (--db, --config, --data-dir as for serve).
   keygen    Create an Ed25519 key pair: prints the public key PEM, writes the private key (0600).
-              --kid <kid>  --out <file>
-  call      Sign and send a tenant request: wallet call METHOD PATH ['<json>' | @file]
+              --kid <kid> (default k<YYYYMMDD>)  --out <file> (default <kid>.private.pem)
+  call      Sign and send a tenant request: wallet call GET|POST|PATCH PATH ['<json>' | @file]
               PATH with or without /api/v1/tenant. Uses ./data/demo/credentials.json unless given
               --credentials <file> | --data-dir <dir> | --base-url --api-key --kid --key-file <pem>
               --idempotency-key <key> (generated for writes)  --request-id <id>  --timeout-ms <n>
-  admin     Send an operator API request with WALLET_ADMIN_TOKEN: wallet admin METHOD PATH ['<json>' | @file]
+  admin     Send an operator API request with WALLET_ADMIN_TOKEN:
+            wallet admin GET|POST|PATCH|PUT PATH ['<json>' | @file]
               PATH with or without /api/v1/admin; --base-url (default: the demo's, else 127.0.0.1:$PORT)
+              --data-dir <dir> (where the demo's credentials are)  --request-id <id>
   demo      A scripted tour of the tenant API on a running server, printing each step: onboard, credit,
             quote, mandate, debit, payout + sandbox result, top-up + sandbox payment, statement, receipt.
               Credentials as for call. The operator steps use WALLET_ADMIN_TOKEN (or --admin-token);

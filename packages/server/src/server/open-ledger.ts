@@ -7,6 +7,7 @@ import {
   type RequestContext,
   refuse,
   runDueJob,
+  StoreUnavailableError,
 } from "@wallet/ledger-core";
 import { type OpenStoreOptions, openStore, type Store } from "@wallet/persistence";
 import { assertCatalogCoversStore } from "../config/catalog-in-use.js";
@@ -153,7 +154,9 @@ export async function openCheckedStore(
     await withTimeout(store.ping(), connectTimeoutMs, `no answer within ${connectTimeoutMs} ms`);
   } catch (e) {
     await store.close().catch(() => {});
-    throw new StartupError(`database ${shown} is unreachable: ${firstLine(e)}`);
+    // The driver's own words: "The store is unavailable" would only repeat "is unreachable".
+    const reason = e instanceof StoreUnavailableError && e.cause !== undefined ? e.cause : e;
+    throw new StartupError(`database ${shown} is unreachable: ${firstLine(reason)}`);
   }
   return store;
 }
