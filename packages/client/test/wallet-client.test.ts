@@ -122,6 +122,30 @@ const errorOf = async (promise: Promise<unknown>): Promise<unknown> => {
   throw new Error("expected the call to fail");
 };
 
+describe("createWalletClient: redirects", () => {
+  it("never follows one: the API key and a fresh signature stay with the service, and a 3xx is an error", async () => {
+    for (const status of [301, 302, 307, 308]) {
+      received = [];
+      script = [{ status, headers: { Location: `${baseUrl}/elsewhere` } }];
+      for (const call of [
+        () => client().request("GET", "/operations"),
+        () => client().request("POST", "/wallet-credits", { body: { amountMinor: 1 } }),
+      ]) {
+        script = [{ status, headers: { Location: `${baseUrl}/elsewhere` } }];
+        const before = received.length;
+        const error = await errorOf(call());
+        expect(error).toBeInstanceOf(WalletApiError);
+        expect(error).toMatchObject({ status, code: "Redirect" });
+        expect((error as WalletApiError).message).toContain(`${baseUrl}/elsewhere`);
+        // One request, to the service; none to the Location, and no retry.
+        expect(received.slice(before).map((r) => r.url)).toEqual([
+          received[before]!.method === "GET" ? "/api/v1/tenant/operations" : "/api/v1/tenant/wallet-credits",
+        ]);
+      }
+    }
+  });
+});
+
 describe("createWalletClient: what goes on the wire", () => {
   it("signs a GET with the four headers over the path and query it sent, in the given order", async () => {
     script = [{ status: 200, body: { data: [] } }];

@@ -224,6 +224,17 @@ function clockSkewHint(response: Response, nowMs: number): string {
 
 function apiError(answer: RawAnswer, requestId: string, idempotencyKey: string | undefined): WalletApiError {
   const { status } = answer.response;
+  // A browser's fetch hides a redirect it was told not to follow (type "opaqueredirect", status 0).
+  if (answer.response.type === "opaqueredirect" || (status >= 300 && status <= 399)) {
+    const location = answer.response.headers.get("Location");
+    return new WalletApiError({
+      status,
+      code: "Redirect",
+      message: `The service answered with a redirect${location ? ` to ${location}` : ""}, which the client does not follow (it would send the API key and a signature there): point baseUrl at the service itself`,
+      requestId,
+      idempotencyKey,
+    });
+  }
   const body = errorBodyOf(answer.text);
   const details = Array.isArray(body?.details) ? (body.details as WalletApiErrorDetail[]) : undefined;
   const message = typeof body?.message === "string" ? body.message : `HTTP ${status} without an error body`;
@@ -269,7 +280,9 @@ export function createWalletClient(options: WalletClientOptions): WalletClient {
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const response = await fetchImpl(url, { ...init, signal: controller.signal });
+      // Never followed: a redirect would carry the API key and a fresh, unseen signature to
+      // whichever host the Location names. The service never redirects; a 3xx is an error.
+      const response = await fetchImpl(url, { ...init, redirect: "manual", signal: controller.signal });
       // Read inside the timeout: a server that stalls mid-body is as dead as one that never answers.
       const text = await response.text();
       return { response, text };

@@ -30,7 +30,8 @@ export const walletErrorCodes = [
 
 /**
  * A known code, or any other string: codes may be added under v1, and the SDK reports what a
- * non-JSON answer was (`HttpError`, `InvalidResponse`).
+ * non-JSON answer was (`HttpError`, `InvalidResponse`) and that it refused to follow a redirect
+ * (`Redirect`).
  */
 export type WalletErrorCode = (typeof walletErrorCodes)[number] | (string & {});
 

@@ -53,7 +53,14 @@ export async function adminCommand(argv: readonly string[], io: CliIo): Promise<
   let response: Response;
   let text: string;
   try {
-    response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(30_000) });
+    // A redirect is shown, never followed: it would carry the admin token elsewhere.
+    response = await fetch(url, {
+      method,
+      headers,
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(30_000),
+    });
     text = await response.text();
   } catch (e) {
     const cause = (e as { cause?: { code?: string } }).cause?.code;

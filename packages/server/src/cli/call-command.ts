@@ -83,7 +83,14 @@ export async function callCommand(argv: readonly string[], io: CliIo): Promise<n
   let response: Response;
   let text: string;
   try {
-    response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+    // A redirect is shown, never followed: it would carry the key and a fresh signature elsewhere.
+    response = await fetch(url, {
+      method,
+      headers,
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     text = await response.text();
   } catch (e) {
     const cause = (e as { cause?: { code?: string } }).cause?.code;

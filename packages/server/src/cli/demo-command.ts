@@ -86,6 +86,7 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
         "X-Request-Id": `demo-${run}-${randomUUID().slice(0, 8)}`,
       },
       body: body === undefined ? undefined : JSON.stringify(body),
+      redirect: "manual",
       signal: AbortSignal.timeout(30_000),
     });
     const text = await response.text();
