@@ -15,4 +15,12 @@ describe("redactDatabaseUrl", () => {
     );
     expect(redactDatabaseUrl("sqlite:./data/wallet.db")).toBe("sqlite:./data/wallet.db");
   });
+
+  it("hides them as well in a URL that does not parse (a password with an unencoded # / ? or @)", () => {
+    for (const password of ["S3cr#tPassw0rd", "a/b?c", "p@ss#1", "x:y#z"]) {
+      const shown = redactDatabaseUrl(`postgres://wallet:${password}@127.0.0.1:1/wallet?sslpassword=k3y`);
+      expect(shown).toBe("postgres://wallet:***@127.0.0.1:1/wallet?sslpassword=***");
+    }
+    expect(redactDatabaseUrl("postgres://wallet@db:port/wallet")).toBe("postgres://wallet@db:port/wallet");
+  });
 });

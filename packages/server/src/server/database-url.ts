@@ -17,6 +17,9 @@ export function resolveDatabaseUrl(url: string, cwd: string): string {
 export function redactDatabaseUrl(url: string): string {
   try {
     const u = new URL(url);
+    // A fragment in a database URL is a password's unencoded `#` cutting it short: the parse is
+    // wrong, and the rest of the password would show as the fragment (or as the host).
+    if (u.hash !== "") return redactUnparsed(url);
     // The password in the user part, and in the query (`?password=`, which node-postgres reads
     // too), and a `sslpassword`/`sslkey` passphrase likewise.
     const secretParams = [...u.searchParams.keys()].filter((k) => /password|secret|passphrase/i.test(k));
@@ -25,6 +28,23 @@ export function redactDatabaseUrl(url: string): string {
     for (const k of secretParams) u.searchParams.set(k, "***");
     return u.toString();
   } catch {
-    return url;
+    return redactUnparsed(url);
   }
+}
+
+/**
+ * A URL that does not parse (a password with an unencoded `#`, `/` or `?` is enough) is redacted
+ * by its text: everything between the user name's `:` and the last `@`, and the
+ * value of any parameter named like a secret.
+ */
+function redactUnparsed(url: string): string {
+  const afterScheme = url.indexOf("//") + 2;
+  const at = url.lastIndexOf("@");
+  let out = url;
+  if (afterScheme > 1 && at > afterScheme) {
+    const userInfo = url.slice(afterScheme, at);
+    const colon = userInfo.indexOf(":");
+    if (colon >= 0) out = `${url.slice(0, afterScheme)}${userInfo.slice(0, colon)}:***${url.slice(at)}`;
+  }
+  return out.replace(/([?&][^=&#]*(?:password|secret|passphrase)[^=&#]*=)[^&#]*/gi, "$1***");
 }
