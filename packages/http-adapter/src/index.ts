@@ -5,6 +5,7 @@ export type { AppEnv, AppVariables, NodeBindings, TenantAuth } from "./app/env.j
 export { canonicalRequest, rawPathAndQuery } from "./auth/canonical-request.js";
 export { forwardedClientIp } from "./auth/forwarded-client-ip.js";
 export { IpAllowlist } from "./auth/ip-allowlist.js";
+export { errorLogFields } from "./errors/error-response.js";
 export { errorStatus } from "./errors/error-status.js";
 export type { ErrorBody } from "./errors/http-error.js";
 export { UNAUTHORIZED_BODY } from "./errors/http-error.js";

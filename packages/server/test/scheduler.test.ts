@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from "@wallet/ledger-core";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../src/server/logger.js";
 import { startScheduler } from "../src/server/scheduler.js";
@@ -33,7 +34,8 @@ describe("startScheduler", () => {
           intervalMs: 10,
           run: async () => {
             failures++;
-            throw new Error("boom");
+            // A driver's message may carry a row's values: the log keeps name, code and frames.
+            throw new Error("duplicate key value: (value)=(+254712345678)");
           },
         },
       ],
@@ -47,6 +49,7 @@ describe("startScheduler", () => {
     expect(maxConcurrent).toBe(1);
     expect(failures).toBeGreaterThanOrEqual(2);
     expect(lines.some((l) => l.includes('"job":"broken"') && l.includes("job failed"))).toBe(true);
+    expect(lines.join("\n")).not.toContain("+254712345678");
     await sleep(60);
     expect(runs).toBe(runsAtStop);
   });
@@ -56,5 +59,29 @@ describe("startScheduler", () => {
     expect(() =>
       startScheduler([{ name: "x", intervalMs: 0, run: async () => 0 }], { clock, logger }),
     ).toThrow("intervalMs");
+  });
+
+  it("logs the ledger's own message of a failure (the store unavailable), and the code of any", async () => {
+    const lines: string[] = [];
+    const logger = createLogger((line) => lines.push(line));
+    const scheduler = startScheduler(
+      [
+        {
+          name: "offline",
+          intervalMs: 10,
+          run: async () => {
+            throw new StoreUnavailableError("The store is unavailable: connect ECONNREFUSED 127.0.0.1:5432");
+          },
+        },
+      ],
+      { clock, logger },
+    );
+    await sleep(50);
+    await scheduler.stop();
+    const failed = lines.map((l) => JSON.parse(l)).find((l) => l.job === "offline");
+    expect(failed?.err).toMatchObject({
+      name: "StoreUnavailableError",
+      message: expect.stringContaining("ECONNREFUSED"),
+    });
   });
 });

@@ -55,25 +55,35 @@ export function errorHandler(logger: RequestLogger | undefined): ErrorHandler<Ap
       // Raised by Hono itself (e.g. a malformed request line): a client error without details.
       return errorResponse(c, 400, { error: "InvalidRequest", message: "Malformed request" });
     }
-    // A bug or an infrastructure failure. The message may hold SQL or values, so only the error's
-    // name and code are logged, and nothing of it reaches the client.
-    logger?.error(
-      {
-        requestId: c.var.requestId,
-        err: {
-          name: err.name,
-          code: (err as { code?: unknown }).code ?? null,
-          // Frames only: the first line of a stack repeats the message.
-          frames:
-            err.stack
-              ?.split("\n")
-              .slice(1, 11)
-              .map((f) => f.trim()) ?? [],
-        },
-      },
-      "unhandled error",
-    );
+    // A bug or an infrastructure failure: nothing of it reaches the client.
+    logger?.error({ requestId: c.var.requestId, err: errorLogFields(err) }, "unhandled error");
     return errorResponse(c, 500, { error: "InternalError", message: "Internal error" });
+  };
+}
+
+/**
+ * What the logs keep of an unexpected error: its name, code and stack frames. A driver's message
+ * may hold SQL or the values of a row (personal data), so it is kept only when the message is the
+ * ledger's own (a `DomainError`, or a `StoreUnavailableError` saying what the connection did).
+ */
+export function errorLogFields(err: unknown): {
+  name: string;
+  code: unknown;
+  message?: string;
+  frames: string[];
+} {
+  if (!(err instanceof Error)) return { name: typeof err, code: null, frames: [] };
+  const ours = err instanceof DomainError || err instanceof StoreUnavailableError;
+  return {
+    name: err.name,
+    code: (err as { code?: unknown }).code ?? null,
+    ...(ours ? { message: err.message } : {}),
+    // Frames only: the first line of a stack repeats the message.
+    frames:
+      err.stack
+        ?.split("\n")
+        .slice(1, 11)
+        .map((f) => f.trim()) ?? [],
   };
 }
 

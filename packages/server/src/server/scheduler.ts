@@ -1,3 +1,4 @@
+import { errorLogFields } from "@wallet/http-adapter";
 import type { Clock } from "@wallet/ledger-core";
 import type { Logger } from "./logger.js";
 
@@ -47,7 +48,7 @@ export function startScheduler(
       if (processed !== undefined && processed > 0)
         options.logger.info({ job: job.name, processed }, "job ran");
     } catch (e) {
-      options.logger.error({ job: job.name, err: e instanceof Error ? e.message : String(e) }, "job failed");
+      options.logger.error({ job: job.name, err: errorLogFields(e) }, "job failed");
     }
   };
 
