@@ -243,6 +243,37 @@ describe("verifyWebhook (SDK)", () => {
     },
   );
 
+  it("fails closed on the receiver's own mistakes: a TypeError, never a delivery accepted", () => {
+    const secret = vectors.secret;
+    // NaN would make every comparison false: a 10-year-old delivery would verify.
+    for (const opts of [
+      { nowSeconds: ts, toleranceSeconds: Number.NaN },
+      { nowSeconds: ts, toleranceSeconds: -1 },
+      { nowSeconds: ts, overlapSeconds: Number.POSITIVE_INFINITY },
+      { nowSeconds: Number.NaN },
+    ]) {
+      expect(() => verifyWebhook(vector.rawBody, good, { wh1: secret }, opts), JSON.stringify(opts)).toThrow(
+        TypeError,
+      );
+    }
+    // A retiredAt or createdAt that does not parse, on this kid's secret or another's.
+    for (const secrets of [
+      [{ kid: "wh1", secret, retiredAt: "2025-13-45" }],
+      [{ kid: "wh1", secret, createdAt: "yesterday" }],
+      [
+        { kid: "wh1", secret },
+        { kid: "wh0", secret: "old", retiredAt: new Date(Number.NaN) },
+      ],
+    ]) {
+      expect(() => verifyWebhook(vector.rawBody, good, secrets, { nowSeconds: ts })).toThrow(
+        /verifyWebhook: secret wh[01]: (retiredAt|createdAt) is not a date/,
+      );
+    }
+    expect(
+      verifyWebhook(vector.rawBody, good, { wh1: secret }, { nowSeconds: ts, toleranceSeconds: 0 }).id,
+    ).toBe("evt_01");
+  });
+
   it("returns the envelope typed by the caller", () => {
     const event = verifyWebhook<{ operation: { uid: string } }>(
       vector.rawBody,

@@ -121,11 +121,27 @@ function headerReader(headers: HeaderSource): (name: string) => string | undefin
   };
 }
 
-const toMs = (d: string | Date | undefined): number | null => {
+/**
+ * A secret's date in epoch ms, or null when none is given. A date given but not readable is the
+ * receiver's mistake and throws (a `TypeError`, not a refusal of the delivery): read as absent, a
+ * mistyped `retiredAt` would never retire the secret.
+ */
+const toMs = (d: string | Date | undefined, field: string, kid: string): number | null => {
   if (d === undefined) return null;
-  const t = d instanceof Date ? d.getTime() : Date.parse(d);
-  return Number.isFinite(t) ? t : null;
+  const t = d instanceof Date ? d.getTime() : typeof d === "string" ? Date.parse(d) : Number.NaN;
+  if (!Number.isFinite(t)) throw new TypeError(`verifyWebhook: secret ${kid}: ${field} is not a date`);
+  return t;
 };
+
+/** An option that bounds time: a finite number from 0, or the default when absent. */
+function secondsOption(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    // NaN would turn every comparison false and disable the check it sets: fail closed.
+    throw new TypeError(`verifyWebhook: ${name} must be a finite number from 0`);
+  }
+  return value;
+}
 
 /** The secrets registered under `kid` that still verify at `nowMs`; throws when there are none. */
 function secretsFor(secrets: ReceiverSecrets, kid: string, nowMs: number, overlapSeconds: number): string[] {
@@ -134,16 +150,21 @@ function secretsFor(secrets: ReceiverSecrets, kid: string, nowMs: number, overla
     const s = Object.hasOwn(map, kid) ? map[kid] : undefined;
     return s === undefined ? fail("unknown_kid", "unknown X-Webhook-Key-Id") : [s];
   }
-  const list = secrets as readonly ReceiverSecret[];
+  // Every secret's dates are read, whichever kid this delivery names: a mistake in any of them
+  // throws on the first delivery, not on the day its secret was meant to retire.
+  const list = (secrets as readonly ReceiverSecret[]).map((s) => ({
+    kid: s.kid,
+    secret: s.secret,
+    createdAt: toMs(s.createdAt, "createdAt", s.kid),
+    retiredAt: toMs(s.retiredAt, "retiredAt", s.kid),
+  }));
   const mine = list.filter((s) => s.kid === kid);
   if (mine.length === 0) fail("unknown_kid", "unknown X-Webhook-Key-Id");
-  const live = mine.filter((s) => {
-    const retiredAt = toMs(s.retiredAt);
+  const live = mine.filter(({ createdAt, retiredAt }) => {
     if (retiredAt !== null && retiredAt <= nowMs) return false;
-    const createdAt = toMs(s.createdAt);
     if (createdAt === null) return true;
     const newer = list
-      .map((o) => toMs(o.createdAt))
+      .map((o) => o.createdAt)
       .filter((t): t is number => t !== null && t > createdAt)
       .sort((a, b) => a - b)[0];
     return newer === undefined || nowMs < newer + overlapSeconds * 1000;
@@ -217,8 +238,9 @@ export function verifyWebhook(
   opts: VerifyWebhookOptions = {},
 ): WebhookEnvelope {
   const header = headerReader(headers);
-  const nowSeconds = opts.nowSeconds ?? Date.now() / 1000;
-  const toleranceSeconds = opts.toleranceSeconds ?? toleranceSecondsDefault;
+  const nowSeconds = secondsOption(opts.nowSeconds, "nowSeconds", Date.now() / 1000);
+  const toleranceSeconds = secondsOption(opts.toleranceSeconds, "toleranceSeconds", toleranceSecondsDefault);
+  const overlapSeconds = secondsOption(opts.overlapSeconds, "overlapSeconds", overlapSecondsDefault);
 
   const timestamp = header("x-webhook-timestamp");
   const kid = header("x-webhook-key-id");
@@ -236,12 +258,7 @@ export function verifyWebhook(
     return fail("stale_timestamp", "X-Webhook-Timestamp is outside the tolerance");
   }
 
-  const candidates = secretsFor(
-    secrets,
-    kid,
-    nowSeconds * 1000,
-    opts.overlapSeconds ?? overlapSecondsDefault,
-  );
+  const candidates = secretsFor(secrets, kid, nowSeconds * 1000, overlapSeconds);
   const given = signature.toLowerCase();
   // Every candidate is compared (no early exit) so timing does not depend on which one matched.
   let ok = false;
