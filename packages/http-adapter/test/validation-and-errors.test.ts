@@ -237,6 +237,20 @@ describe("request validation: strict, with JSON paths", () => {
     );
     await expect400(await h.call(acme, "GET", `${TENANT}/customers/${"x".repeat(129)}`), "uid");
   });
+
+  it("a query key named after an object's internals is an unknown field like any other", async () => {
+    for (const query of [
+      "__proto__=1",
+      "__proto__=a&__proto__=b",
+      "constructor=1",
+      "toString=x",
+      "hasOwnProperty=1",
+    ]) {
+      const res = await h.call(acme, "GET", `${TENANT}/operations?${query}`);
+      const key = query.slice(0, query.indexOf("="));
+      await expect400(res, key, "unknown field");
+    }
+  });
 });
 
 /** Signs arbitrary bytes (the harness signs strings). */

@@ -98,7 +98,9 @@ function routeHandler(entry: RouteEntry, deps: ApiDeps): MiddlewareHandler<AppEn
  * instead of a silent pick of one of them.
  */
 export function queryValues(all: Record<string, string[]>): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  // No prototype: `?__proto__=1` is a key like any other (an unknown one, so 400), not a setter
+  // that drops it or, sent twice, makes an array the object's prototype.
+  const out: Record<string, string | string[]> = Object.create(null);
   for (const [key, values] of Object.entries(all)) out[key] = values.length === 1 ? values[0]! : values;
   return out;
 }
