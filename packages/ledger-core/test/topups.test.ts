@@ -258,18 +258,37 @@ describe("top-up intents", () => {
     expect(refs.size).toBe(50);
   });
 
+  it("cannot be worked out from the operation uid: it is keyed by the service's secret", async () => {
+    const first = await intent(input({ clientReference: "keyed-1" }));
+    const unkeyed = intentReferenceFromHex(nodeHasher.sha256Hex(`intent-reference:${first.uid}:0`));
+    expect(first.intentReference).not.toBe(unkeyed);
+    // The same uid under another key (another deployment) draws another reference.
+    const keyed = core.deps.vault.blindIndex("acme", "intent-reference", `${first.uid}:0`);
+    expect(first.intentReference).toBe(
+      intentReferenceFromHex(nodeHasher.sha256Hex(`intent-reference:${keyed}`)),
+    );
+  });
+
   describe("reference collisions", () => {
-    /** A hasher whose first draw for every intent is the same digest: forces collisions. */
-    const collidingHasher = (always = false) => ({
-      sha256Hex: (d: string) =>
-        d.startsWith("intent-reference:") && (always || d.endsWith(":0"))
-          ? "ab".repeat(32)
-          : nodeHasher.sha256Hex(d),
-    });
+    /** A vault and hasher whose first draw for every intent is the same digest: forces collisions. */
+    const collide = (always = false) => {
+      const vault = core.deps.vault;
+      core.deps.vault = {
+        ...vault,
+        blindIndex: (tenantId, kind, value) =>
+          kind === "intent-reference" && (always || value.endsWith(":0"))
+            ? "colliding"
+            : vault.blindIndex(tenantId, kind, value),
+      };
+      core.deps.hasher = {
+        sha256Hex: (d: string) =>
+          d === "intent-reference:colliding" ? "ab".repeat(32) : nodeHasher.sha256Hex(d),
+      };
+    };
     const fixedRef = intentReferenceFromHex("ab".repeat(32));
 
     it("draws again while a live intent holds the reference, and reuses it once that intent is over", async () => {
-      core.deps.hasher = collidingHasher();
+      collide();
       const first = await intent(input({ clientReference: "c1" }));
       expect(first.intentReference).toBe(fixedRef);
       const second = await intent(input({ clientReference: "c2" }));
@@ -293,7 +312,7 @@ describe("top-up intents", () => {
     });
 
     it("gives up after a bounded number of draws (a broken generator, not bad luck)", async () => {
-      core.deps.hasher = collidingHasher(true);
+      collide(true);
       await intent(input({ clientReference: "c1" }));
       await expect(intent(input({ clientReference: "c2" }))).rejects.toThrow(/no free intent reference/);
       expect(topups()).toHaveLength(1);

@@ -49,15 +49,21 @@ function assertLifetime(requested: number | null | undefined): void {
 
 /**
  * A fresh reference no live (pending_provider) intent holds, on any rail of any tenant: a payment
- * names only the reference, so it must point at one intent. The randomness comes from the
- * operation uid (80 random bits), hashed with an attempt counter so a retry draws a new value.
- * The database backs this with a unique index over live intents' references.
+ * names only the reference, so it must point at one intent. It is a keyed hash (the vault's
+ * blind index, whose key only the service holds) of the operation uid and an attempt counter, so
+ * a retry draws a new value and nobody can work a reference out from a uid: two uids of one
+ * millisecond differ by one, and a tenant sees its own. The database backs this with a unique
+ * index over live intents' references.
  */
-async function drawIntentReference(deps: CoreDeps, tx: Tx, operationUid: string): Promise<string> {
+async function drawIntentReference(
+  deps: CoreDeps,
+  tx: Tx,
+  tenantId: string,
+  operationUid: string,
+): Promise<string> {
   for (let attempt = 0; attempt < INTENT_REFERENCE_ATTEMPTS_MAX; attempt++) {
-    const reference = intentReferenceFromHex(
-      deps.hasher.sha256Hex(`intent-reference:${operationUid}:${attempt}`),
-    );
+    const keyed = deps.vault.blindIndex(tenantId, "intent-reference", `${operationUid}:${attempt}`);
+    const reference = intentReferenceFromHex(deps.hasher.sha256Hex(`intent-reference:${keyed}`));
     const holders = await tx.operations.findTopupsByIntentReference(reference);
     if (!holders.some((o) => o.state === "pending_provider")) return reference;
   }
@@ -108,7 +114,7 @@ export async function createTopupIntent(
 
   const at = iso(now);
   const uid = deps.ids.next("operation");
-  const intentReference = await drawIntentReference(deps, tx, uid);
+  const intentReference = await drawIntentReference(deps, tx, ctx.tenant.id, uid);
   const details: TopupDetails = {
     railCode: rail.code,
     payerInstructions: rail.payerInstructions?.replaceAll("{reference}", intentReference) ?? null,
