@@ -12,7 +12,13 @@ describe("seedFromConfig", () => {
     const store = createMemoryStore();
     const config = parseConfig(designExample());
     const report = await seedFromConfig(store.uow, config, clock);
-    expect(report).toEqual({ inserted: ["acme"], updated: [], apiKeysAdded: 2, signingKeysAdded: 1 });
+    expect(report).toEqual({
+      inserted: ["acme"],
+      updated: [],
+      apiKeysAdded: 2,
+      signingKeysAdded: 1,
+      signingKeysRevoked: 0,
+    });
 
     const tenant = await store.uow.run((tx) => tx.tenants.get("acme"));
     expect(tenant?.name).toBe("Acme");
@@ -76,7 +82,13 @@ describe("seedFromConfig", () => {
       ...store.state.signingKeys,
     ]);
     const report = await seedFromConfig(store.uow, config, clock);
-    expect(report).toEqual({ inserted: [], updated: [], apiKeysAdded: 0, signingKeysAdded: 0 });
+    expect(report).toEqual({
+      inserted: [],
+      updated: [],
+      apiKeysAdded: 0,
+      signingKeysAdded: 0,
+      signingKeysRevoked: 0,
+    });
     expect(JSON.stringify([...store.state.tenants, ...store.state.apiKeys, ...store.state.signingKeys])).toBe(
       before,
     );
@@ -107,7 +119,13 @@ describe("seedFromConfig", () => {
     next.tenants[0].apiKeys.push({ sha256: "e".repeat(64) });
     next.tenants[0].signingKeys.push({ kid: "k2", publicKeyPem: testPublicKeyPem });
     const report = await seedFromConfig(store.uow, parseConfig(next), clock);
-    expect(report).toEqual({ inserted: [], updated: ["acme"], apiKeysAdded: 1, signingKeysAdded: 1 });
+    expect(report).toEqual({
+      inserted: [],
+      updated: ["acme"],
+      apiKeysAdded: 1,
+      signingKeysAdded: 1,
+      signingKeysRevoked: 0,
+    });
 
     const t = await store.uow.run((tx) => tx.tenants.get("acme"));
     expect(t).toMatchObject({
@@ -121,6 +139,30 @@ describe("seedFromConfig", () => {
     expect(t?.webhook.enabled).toBe(false);
     const keys = await store.uow.run((tx) => tx.tenants.listSigningKeys("acme"));
     expect(Object.fromEntries(keys.map((k) => [k.kid, k.status]))).toEqual({ k1: "revoked", k2: "active" });
+  });
+
+  it("applies a revocation the file makes (it goes one way only), and never re-activates one", async () => {
+    const store = createMemoryStore();
+    const first = designExample();
+    first.tenants[0].signingKeys.push({ kid: "k2", publicKeyPem: testPublicKeyPem });
+    await seedFromConfig(store.uow, parseConfig(first), clock);
+
+    // k1 leaked: the operator marks it revoked in the file and restarts.
+    const next = designExample();
+    next.tenants[0].signingKeys[0]!.status = "revoked";
+    next.tenants[0].signingKeys.push({ kid: "k2", publicKeyPem: testPublicKeyPem });
+    const report = await seedFromConfig(store.uow, parseConfig(next), clock);
+    expect(report).toMatchObject({ updated: [], signingKeysAdded: 0, signingKeysRevoked: 1 });
+    const statuses = async () =>
+      Object.fromEntries(
+        (await store.uow.run((tx) => tx.tenants.listSigningKeys("acme"))).map((k) => [k.kid, k.status]),
+      );
+    expect(await statuses()).toEqual({ k1: "revoked", k2: "active" });
+
+    // The file back to active: still revoked. Applied again: nothing to do.
+    expect((await seedFromConfig(store.uow, parseConfig(first), clock)).signingKeysRevoked).toBe(0);
+    expect((await seedFromConfig(store.uow, parseConfig(next), clock)).signingKeysRevoked).toBe(0);
+    expect(await statuses()).toEqual({ k1: "revoked", k2: "active" });
   });
 
   it("never removes a key the file no longer lists", async () => {

@@ -11,6 +11,8 @@ export interface SeedReport {
   updated: string[];
   apiKeysAdded: number;
   signingKeysAdded: number;
+  /** Signing keys active in the database that the file marks revoked, revoked now. */
+  signingKeysRevoked: number;
 }
 
 /**
@@ -19,14 +21,22 @@ export interface SeedReport {
  * profile); the operator API owns what changes at run time (status, scopes, allowlist, rate
  * limit, webhook, key statuses), so a restart never silently undoes an operator's change.
  * Credentials are only ever added: a key missing from the file is not removed, and a key the
- * operator revoked is not re-activated.
+ * operator revoked is not re-activated. A revocation goes one way only, so the file's applies: a
+ * kid the file marks `revoked` is revoked in the database too (an operator revoking a leaked key
+ * in the file must not find it still signing).
  */
 export async function seedFromConfig(
   uow: UnitOfWork,
   config: WalletConfig,
   clock: Clock,
 ): Promise<SeedReport> {
-  const report: SeedReport = { inserted: [], updated: [], apiKeysAdded: 0, signingKeysAdded: 0 };
+  const report: SeedReport = {
+    inserted: [],
+    updated: [],
+    apiKeysAdded: 0,
+    signingKeysAdded: 0,
+    signingKeysRevoked: 0,
+  };
   await uow.run(async (tx) => {
     const now = clock.now();
     for (const [i, t] of config.tenants.entries()) {
@@ -48,11 +58,16 @@ export async function seedFromConfig(
         report.apiKeysAdded++;
       }
 
-      const known = new Set((await tx.tenants.listSigningKeys(t.id)).map((k) => k.kid));
+      const known = new Map((await tx.tenants.listSigningKeys(t.id)).map((k) => [k.kid, k.status]));
       for (const key of toSigningKeys(t, now)) {
-        if (known.has(key.kid)) continue;
-        await tx.tenants.addSigningKey(key);
-        report.signingKeysAdded++;
+        const status = known.get(key.kid);
+        if (status === undefined) {
+          await tx.tenants.addSigningKey(key);
+          report.signingKeysAdded++;
+        } else if (key.status === "revoked" && status !== "revoked") {
+          await tx.tenants.setSigningKeyStatus(t.id, key.kid, "revoked");
+          report.signingKeysRevoked++;
+        }
       }
     }
   });
