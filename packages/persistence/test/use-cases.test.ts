@@ -38,6 +38,17 @@ const catalog: Catalog = {
       monthlyOutLimitMinor: null,
       twoFactorThresholdMinor: 100_000,
     },
+    // A daily limit that credits alone can reach (no balance limit to speak of).
+    {
+      code: "tier_daily",
+      name: "Daily",
+      currency: "KES",
+      maxBalanceMinor: 1_000_000_000,
+      maxSingleTxnMinor: null,
+      aggregateDailyLimitMinor: 20_000,
+      monthlyOutLimitMinor: null,
+      twoFactorThresholdMinor: 1_000_000_000,
+    },
   ],
   walletProfiles: [{ key: "standard_kes", name: "Standard", currency: "KES" }],
   rails: [],
@@ -52,7 +63,7 @@ const tenant: Tenant = {
   ipAllowlist: [],
   approvedProfiles: ["standard_kes"],
   defaultProfile: "standard_kes",
-  approvedKycLevels: ["tier_1"],
+  approvedKycLevels: ["tier_1", "tier_daily"],
   approvedRails: [],
   rateLimit: { perSecond: 50, burst: 100 },
   webhook: { url: "http://127.0.0.1:9/hooks", enabled: true, events: [], secrets: [] },
@@ -151,6 +162,33 @@ function describeUseCases(name: string, open: () => Promise<Opened>) {
       expect(trial.currencies).toEqual([
         { currency: "KES", debitsMinor: 1_014_000, creditsMinor: 1_014_000, netMinor: 0 },
       ]);
+    });
+
+    it("credits: a taken clientReference refuses first (409), then currency, then the day's limit", async () => {
+      const run = store.uow.run.bind(store.uow);
+      await run((tx) => tx.tenants.upsert(tenant));
+      await run((tx) => fundPrefund(deps, tx, { tenantId: "acme", amountMinor: 100_000, currency: "KES" }));
+      const customer = await run((tx) =>
+        onboardCustomer(deps, ctx, tx, {
+          ...onboarding,
+          identifiers: [{ ...onboarding.identifiers[0]!, value: "+254700000020" }],
+          kyc: { ...onboarding.kyc, tierCode: "tier_daily" },
+        }),
+      );
+      const { walletUid } = customer;
+      const credit = (amountMinor: number, clientReference: string, currency = "KES") =>
+        run((tx) => creditWallet(deps, ctx, tx, { walletUid, amountMinor, currency, clientReference }));
+      const refusal = async (p: Promise<unknown>) => ((await p.catch((e: unknown) => e)) as DomainError).code;
+      await credit(15_000, "day-1");
+      await credit(5_000, "day-2");
+      // The day's sum is 20,000, the limit: one more minor unit is refused.
+      expect(await refusal(credit(1, "day-3"))).toBe("LimitExceeded");
+      // A taken reference is a 409 before the currency and the limits would refuse it.
+      expect(await refusal(credit(1, "day-1"))).toBe("Conflict");
+      expect(await refusal(credit(1, "day-2", "USD"))).toBe("Conflict");
+      expect(await refusal(credit(1, "day-4", "USD"))).toBe("CurrencyMismatch");
+      const balance = await run((tx) => getWalletBalance(deps, ctx, tx, walletUid));
+      expect(balance).toMatchObject({ currentMinor: 20_000, heldMinor: 0, availableMinor: 20_000 });
     });
   });
 }

@@ -5,14 +5,14 @@ import { chargesFor } from "../fees/fee-engine.js";
 import { accountKeys } from "../ledger/accounts.js";
 import { entriesOf } from "../ledger/journal.js";
 import { lockSharedAndPost } from "../ledger/posting.js";
-import { assertClientReferenceUnused } from "../operations/client-reference.js";
+import { assertClientReference, refuseClientReferenceUsed } from "../operations/client-reference.js";
 import { createAndTransitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
 import type { OperationView } from "../operations/views.js";
 import { toOperationView } from "../operations/views.js";
 import { assertFreeForm } from "../shared/free-form.js";
 import { assertPositiveAmount } from "../shared/money.js";
-import { iso } from "../shared/time.js";
+import { iso, utcDayStart } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertMovementAllowed, assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
 
@@ -54,8 +54,16 @@ export async function creditWallet(
   // Checked once, under the wallet's lock (nothing before it refuses with 409/422): a credit
   // holding the clientReference that committed while this one waited makes this one its duplicate
   // (409), not a refusal for the limits it used. A twin to another wallet waits on the
-  // clientReference's unique index when inserting, then gets 409 too.
-  await assertClientReferenceUnused(tx, tenantId, "wallet_credit", input.clientReference);
+  // clientReference's unique index when inserting, then gets 409 too. The day's sum for the limits
+  // is read with it, under the same lock (one round trip on Postgres); refusals keep their order.
+  assertClientReference(input.clientReference);
+  const dailyTotalMinor = await tx.operations.sumForWalletUnlessReferenced(
+    { tenantId, type: "wallet_credit", clientReference: input.clientReference },
+    wallet.uid,
+    iso(utcDayStart(now)),
+    "both",
+  );
+  if (dailyTotalMinor === null) refuseClientReferenceUsed("wallet_credit");
   assertWalletCurrency(wallet, input.currency);
   await assertMovementAllowed(
     tx,
@@ -65,6 +73,7 @@ export async function creditWallet(
     now,
     balances,
     charges.feeMinor + charges.taxMinor,
+    dailyTotalMinor,
   );
   const entries = entriesOf([
     { from: prefund, to: walletKey, amountMinor: input.amountMinor, label: "amount" },

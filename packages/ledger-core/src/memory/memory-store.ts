@@ -490,6 +490,17 @@ export function createMemoryStore(): MemoryStore {
       getAny: async (uid) => copyOrNull(s.operations.get(uid), copyOperation),
       sumForWallet: async (walletUid, since, direction) =>
         dayTotals.sum(walletUid, since, direction) ?? scanForWallet(walletUid, since, direction),
+      // The two reads in sequence: in memory there is no round trip to save.
+      sumForWalletUnlessReferenced: async (
+        { tenantId, type, clientReference },
+        walletUid,
+        since,
+        direction,
+      ) => {
+        const uid = opByReference.get(tenantId)?.get(type)?.get(clientReference);
+        if (uid !== undefined && s.operations.has(uid)) return null;
+        return dayTotals.sum(walletUid, since, direction) ?? scanForWallet(walletUid, since, direction);
+      },
     },
     outbox: {
       nextSeq: async (resourceUid) => (outboxSeq.get(resourceUid) ?? 0) + 1,

@@ -46,6 +46,11 @@ export async function assertClientReferenceUnused(
 ): Promise<void> {
   assertClientReference(clientReference);
   if (await tx.operations.findByClientReference(tenantId, type, clientReference)) {
-    refuse("Conflict", `clientReference is already used by another ${what[type] ?? "operation"}`);
+    refuseClientReferenceUsed(type);
   }
+}
+
+/** The 409 of a clientReference an operation of this type already holds. */
+export function refuseClientReferenceUsed(type: OperationType): never {
+  return refuse("Conflict", `clientReference is already used by another ${what[type] ?? "operation"}`);
 }

@@ -64,6 +64,18 @@ export interface OperationRepository {
     sinceIso: string,
     direction: "inbound" | "outbound" | "both",
   ): Promise<number>;
+  /**
+   * `findByClientReference(reference...)`, then, when no operation holds it, `sumForWallet(walletUid,
+   * sinceIso, direction)`: null when the clientReference is taken (and nothing is summed), else the
+   * sum. Postgres runs it as one statement (one round trip, one snapshot), SQLite and memory as those
+   * two calls. For a movement that reads both under its wallet's lock (a credit).
+   */
+  sumForWalletUnlessReferenced(
+    reference: { tenantId: string; type: OperationType; clientReference: string },
+    walletUid: string,
+    sinceIso: string,
+    direction: "inbound" | "outbound" | "both",
+  ): Promise<number | null>;
   /** Non-failed operations run under the mandate with createdAt >= sinceIso (frequency checks). */
   countMandateDebits(mandateUid: string, sinceIso: string): Promise<number>;
   /** Top-ups quoting this intentReference, newest first (any tenant: payments name no tenant). */

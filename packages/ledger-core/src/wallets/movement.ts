@@ -52,6 +52,11 @@ export async function assertMovementAllowed(
   lockedBalances: ReadonlyMap<string, number>,
   /** Inbound: the charges the wallet pays out of the amount (see LimitCheck.inboundChargesMinor). */
   inboundChargesMinor = 0,
+  /**
+   * The day's sum ("both", from today's UTC midnight) when the caller read it already, under the
+   * same lock (`sumForWalletUnlessReferenced`); read here otherwise.
+   */
+  dailyTotalRead?: number,
 ): Promise<void> {
   const { wallet, customer, level } = party;
   assertCanMove(wallet.status, customer.status, direction);
@@ -62,7 +67,10 @@ export async function assertMovementAllowed(
   // could pass 2^53 - 1 (which the SQL stores refuse to read inexactly), and it is one read less.
   // Without it, the daily sum alone is awaited: no Promise.all (its array, its promise and a
   // closure per element) around a single read.
-  const daily = tx.operations.sumForWallet(wallet.uid, iso(utcDayStart(now)), "both");
+  const daily =
+    dailyTotalRead === undefined
+      ? tx.operations.sumForWallet(wallet.uid, iso(utcDayStart(now)), "both")
+      : dailyTotalRead;
   const [dailyTotalMinor, monthlyOutTotalMinor] =
     direction === "outbound" && level.monthlyOutLimitMinor !== null
       ? await Promise.all([

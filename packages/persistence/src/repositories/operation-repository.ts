@@ -383,19 +383,36 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
       return { data: rows.map(toOperation), total };
     },
 
-    async sumForWallet(walletUid, sinceIso, direction) {
-      // The running totals hold whole UTC days of funds_moved_at (wallet_day_totals, kept by
-      // triggers): take the days from sinceIso's date on. At a midnight (the limit checks' day and
-      // month starts) that is all: one to 31 rows, however busy the wallet. From any other instant,
-      // take back out what counted that first day before sinceIso, read from the operations (a scan
-      // of the wallet's operations: no index orders them by funds_moved_at). Exact for any string:
-      // funds_moved_at >= sinceIso holds exactly for the rows whose first ten characters are >=
-      // sinceIso's, minus those in [those ten characters, sinceIso).
-      const template = isUtcMidnight(sinceIso) ? daysTemplates[direction] : sumTemplates[direction];
-      const row = await template.first(ctx, { walletUid, sinceIso });
-      return row?.total ?? 0;
+    sumForWallet,
+
+    async sumForWalletUnlessReferenced(reference, walletUid, sinceIso, direction) {
+      if (ctx.dialect !== "postgres") {
+        // In process (SQLite): the two reads one after the other, no round trip to save.
+        if (await findByClientReference.first(ctx, reference)) return null;
+        return sumForWallet(walletUid, sinceIso, direction);
+      }
+      // Postgres: one statement, so one round trip and one snapshot; the sum is not computed when
+      // the clientReference is taken.
+      const template = (
+        isUtcMidnight(sinceIso) ? daysUnlessReferencedTemplates : sumUnlessReferencedTemplates
+      )[direction];
+      const row = await template.first(ctx, { ...reference, walletUid, sinceIso });
+      return row === undefined ? 0 : row.total;
     },
   };
+
+  async function sumForWallet(walletUid: string, sinceIso: string, direction: SumDirection) {
+    // The running totals hold whole UTC days of funds_moved_at (wallet_day_totals, kept by
+    // triggers): take the days from sinceIso's date on. At a midnight (the limit checks' day and
+    // month starts) that is all: one to 31 rows, however busy the wallet. From any other instant,
+    // take back out what counted that first day before sinceIso, read from the operations (a scan
+    // of the wallet's operations: no index orders them by funds_moved_at). Exact for any string:
+    // funds_moved_at >= sinceIso holds exactly for the rows whose first ten characters are >=
+    // sinceIso's, minus those in [those ten characters, sinceIso).
+    const template = isUtcMidnight(sinceIso) ? daysTemplates[direction] : sumTemplates[direction];
+    const row = await template.first(ctx, { walletUid, sinceIso });
+    return row?.total ?? 0;
+  }
 }
 
 /** A canonical UTC midnight (`YYYY-MM-DDT00:00:00.000Z`): nothing of its day comes before it. */
@@ -414,24 +431,63 @@ function daysQuery(
     .where("day", ">=", sql<string>`substr(${p.sinceIso}, 1, 10)`);
 }
 
+/**
+ * sumForWallet's value: from a midnight, the days alone; from any other instant, the days less
+ * what counted that first day before sinceIso.
+ */
+function sumExpression(
+  db: Kysely<Database>,
+  p: { walletUid: string; sinceIso: string },
+  direction: SumDirection,
+  fromMidnight: boolean,
+) {
+  const days = daysQuery(db, p, direction);
+  if (fromMidnight) return sql<number>`coalesce((${days}), 0)`;
+  const firstDay = sql<string>`substr(${p.sinceIso}, 1, 10)`;
+  const earlier = counted(db.selectFrom("operations"))
+    .select((eb) => eb.fn.sum<number>("amount_minor").as("total"))
+    .where(touching(p.walletUid, direction))
+    .where("funds_moved_at", ">=", firstDay)
+    .where("funds_moved_at", "<", p.sinceIso);
+  return sql<number>`coalesce((${days}), 0) - coalesce((${earlier}), 0)`;
+}
+
 /** sumForWallet's statement, one per direction (the direction changes the SQL, the values do not). */
 function sumForWalletQuery(direction: SumDirection) {
-  return queryTemplate((db, p: { walletUid: string; sinceIso: string }) => {
-    const firstDay = sql<string>`substr(${p.sinceIso}, 1, 10)`;
-    const earlier = counted(db.selectFrom("operations"))
-      .select((eb) => eb.fn.sum<number>("amount_minor").as("total"))
-      .where(touching(p.walletUid, direction))
-      .where("funds_moved_at", ">=", firstDay)
-      .where("funds_moved_at", "<", p.sinceIso);
-    const days = daysQuery(db, p, direction);
-    return db.selectNoFrom(sql<number>`coalesce((${days}), 0) - coalesce((${earlier}), 0)`.as("total"));
-  });
+  return queryTemplate((db, p: { walletUid: string; sinceIso: string }) =>
+    db.selectNoFrom(sumExpression(db, p, direction, false).as("total")),
+  );
 }
 
 /** sumForWallet from a midnight: the days alone. */
 function sumFromMidnightQuery(direction: SumDirection) {
   return queryTemplate((db, p: { walletUid: string; sinceIso: string }) =>
-    db.selectNoFrom(sql<number>`coalesce((${daysQuery(db, p, direction)}), 0)`.as("total")),
+    db.selectNoFrom(sumExpression(db, p, direction, true).as("total")),
+  );
+}
+
+/**
+ * Postgres: sumForWalletUnlessReferenced's statement. Null when an operation of the tenant holds
+ * the clientReference for that type (the unique index's lookup, as findByClientReference), else
+ * the sum, which is then the only part evaluated.
+ */
+function sumUnlessReferencedQuery(direction: SumDirection, fromMidnight: boolean) {
+  return queryTemplate(
+    (
+      db,
+      p: { tenantId: string; type: string; clientReference: string; walletUid: string; sinceIso: string },
+    ) => {
+      const taken = db
+        .selectFrom("operations")
+        .select(sql<number>`1`.as("taken"))
+        .where("tenant_id", "=", p.tenantId)
+        .where("type", "=", p.type)
+        .where("client_reference", "=", p.clientReference);
+      const sum = sumExpression(db, p, direction, fromMidnight);
+      return db.selectNoFrom(
+        sql<number | null>`case when exists (${taken}) then null else ${sum} end`.as("total"),
+      );
+    },
   );
 }
 
@@ -454,6 +510,18 @@ const daysTemplates = {
   inbound: sumFromMidnightQuery("inbound"),
   outbound: sumFromMidnightQuery("outbound"),
   both: sumFromMidnightQuery("both"),
+};
+
+const sumUnlessReferencedTemplates = {
+  inbound: sumUnlessReferencedQuery("inbound", false),
+  outbound: sumUnlessReferencedQuery("outbound", false),
+  both: sumUnlessReferencedQuery("both", false),
+};
+
+const daysUnlessReferencedTemplates = {
+  inbound: sumUnlessReferencedQuery("inbound", true),
+  outbound: sumUnlessReferencedQuery("outbound", true),
+  both: sumUnlessReferencedQuery("both", true),
 };
 
 /** Operations that count toward the limits: they moved funds and did not fail. */

@@ -5,6 +5,7 @@ import {
   type Mandate,
   type Operation,
   type OperationFilter,
+  type OperationType,
   type Page,
   type TimelineEvent,
   type Tx,
@@ -1441,6 +1442,102 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
             await tx.operations.insert(operationFixture(t, { sourceWalletUid: w, amountMinor: 7 }));
           });
           expect(await run((tx) => tx.operations.sumForWallet(w, at(0), "both"))).toBe(MAX);
+        });
+
+        it("sums for a movement unless its clientReference is taken, as findByClientReference then sumForWallet", async () => {
+          const sum = (since: string, dir: SumDirection) =>
+            bruteForceSum([...all, noise], wallet, since, dir);
+          const free: { tenantId: string; type: OperationType; clientReference: string } = {
+            tenantId,
+            type: "wallet_credit",
+            clientReference: unique("ref"),
+          };
+          // A midnight (the limits' day start: the day totals alone) and instants within a day.
+          for (const since of ["2026-11-22T00:00:00.000Z", at(0), at(6_000), at(17_000), at(99_000)]) {
+            for (const dir of ["inbound", "outbound", "both"] as const) {
+              expect(
+                await run((tx) => tx.operations.sumForWalletUnlessReferenced(free, wallet, since, dir)),
+              ).toBe(sum(since, dir));
+            }
+          }
+
+          const t = (await newTenant()).id;
+          const w = unique("wal");
+          const ref = unique("ref");
+          const midnight = "2026-11-22T00:00:00.000Z";
+          await run(async (tx) => {
+            await tx.operations.insert(
+              operationFixture(t, {
+                clientReference: ref,
+                destinationWalletUid: w,
+                amountMinor: 10,
+                fundsMovedAt: at(0),
+              }),
+            );
+            await tx.operations.insert(
+              operationFixture(t, { destinationWalletUid: w, amountMinor: 5, fundsMovedAt: at(0) }),
+            );
+          });
+          const unlessReferenced = (reference: typeof free, wallet = w) =>
+            run((tx) => tx.operations.sumForWalletUnlessReferenced(reference, wallet, midnight, "both"));
+          // Taken by an operation of that type in that tenant: null, nothing summed.
+          expect(
+            await unlessReferenced({ tenantId: t, type: "wallet_credit", clientReference: ref }),
+          ).toBeNull();
+          // Free for another type, another tenant, or another reference: the sum.
+          expect(await unlessReferenced({ tenantId: t, type: "wallet_debit", clientReference: ref })).toBe(
+            15,
+          );
+          expect(
+            await unlessReferenced({ tenantId: tenantId, type: "wallet_credit", clientReference: ref }),
+          ).toBe(15);
+          expect(
+            await unlessReferenced({ tenantId: t, type: "wallet_credit", clientReference: unique("ref") }),
+          ).toBe(15);
+          // Taken earlier in the same transaction: seen. Taken by work that rolled back: free.
+          const later = unique("ref");
+          expect(
+            await run(async (tx) => {
+              await tx.operations.insert(operationFixture(t, { clientReference: later }));
+              return tx.operations.sumForWalletUnlessReferenced(
+                { tenantId: t, type: "wallet_credit", clientReference: later },
+                w,
+                midnight,
+                "both",
+              );
+            }),
+          ).toBeNull();
+          const undone = unique("ref");
+          await rejection(
+            run(async (tx) => {
+              await tx.operations.insert(operationFixture(t, { clientReference: undone }));
+              throw new Error("rolled back");
+            }),
+          );
+          expect(
+            await unlessReferenced({ tenantId: t, type: "wallet_credit", clientReference: undone }),
+          ).toBe(15);
+
+          // A taken reference refuses before the sum is read: a wallet whose sum no SQL store can
+          // read exactly (past 2^53-1) still answers null.
+          const huge = unique("wal");
+          const hugeRef = unique("ref");
+          await run(async (tx) => {
+            await tx.operations.insert(
+              operationFixture(t, {
+                clientReference: hugeRef,
+                destinationWalletUid: huge,
+                amountMinor: MAX,
+                fundsMovedAt: at(0),
+              }),
+            );
+            await tx.operations.insert(
+              operationFixture(t, { destinationWalletUid: huge, amountMinor: MAX, fundsMovedAt: at(0) }),
+            );
+          });
+          expect(
+            await unlessReferenced({ tenantId: t, type: "wallet_credit", clientReference: hugeRef }, huge),
+          ).toBeNull();
         });
       });
 
