@@ -4,6 +4,14 @@ export interface StoredResponse {
   body: string;
 }
 
+/** The answer to store for the claim made at `claimedAt` (what `IdempotencyRepository.complete` takes). */
+export interface IdempotencyCompletion {
+  tenantId: string;
+  key: string;
+  claimedAt: string;
+  response: StoredResponse;
+}
+
 export interface IdempotencyRecord {
   tenantId: string;
   key: string;

@@ -1,3 +1,4 @@
+import type { IdempotencyCompletion } from "../idempotency/model.js";
 import type { ErrorCode } from "../shared/errors.js";
 import { invariant } from "../shared/errors.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -25,30 +26,42 @@ export async function lockSharedAndPost(
 ): Promise<void> {
   const deferred = deferredPostings.get(tx);
   if (deferred) {
-    deferred.push(() => postNow(tx, journal, locked, codeFor));
+    deferred.push({ journal, locked, codeFor });
     return;
   }
-  await postNow(tx, journal, locked, codeFor);
+  await postNow(tx, { journal, locked, codeFor }, null);
+}
+
+/** A posting `postingsLast` holds back: `lockSharedAndPost`'s arguments. */
+interface DeferredPosting {
+  journal: Journal;
+  locked: ReadonlyMap<string, number>;
+  codeFor: (accountKey: string) => ErrorCode;
 }
 
 /** Postings `postingsLast` holds back, per transaction. */
-const deferredPostings = new WeakMap<Tx, (() => Promise<void>)[]>();
+const deferredPostings = new WeakMap<Tx, DeferredPosting[]>();
 
 /**
- * Runs a use case whose last step is `lockSharedAndPost` (every write route's), then `before`,
- * then the postings it held back, in order: in an idempotent write the stored answer is written
- * before the shared accounts are locked, so the hottest rows (a tenant's prefund) stay locked for
- * the posting and COMMIT only. A refused posting still fails the whole unit of work.
+ * Runs a use case whose last step is `lockSharedAndPost` (every write route's), then stores its
+ * answer (`answer`), then the postings it held back, in order: in an idempotent write the stored
+ * answer is written before the shared accounts are locked, so the hottest rows (a tenant's
+ * prefund) stay locked for the posting and COMMIT only. The answer goes with the first posting
+ * (`ledger.completeAndPost`: one round trip on Postgres) when nothing is locked between them.
+ * A refused posting still fails the whole unit of work.
+ *
+ * Returns the use case's value, or `lost` when the answer was not stored (the claim is no longer
+ * the key's): the unit of work must then fail.
  *
  * Only for work that reads nothing its postings change (they come last in every use case).
  */
 export async function postingsLast<T>(
   tx: Tx,
   work: (tx: Tx) => Promise<T>,
-  before: (value: T) => Promise<void>,
-) {
+  answer: (value: T) => IdempotencyCompletion,
+): Promise<{ value: T; lost: boolean }> {
   invariant(!deferredPostings.has(tx), "postingsLast does not nest");
-  const deferred: (() => Promise<void>)[] = [];
+  const deferred: DeferredPosting[] = [];
   deferredPostings.set(tx, deferred);
   let value: T;
   try {
@@ -56,17 +69,27 @@ export async function postingsLast<T>(
   } finally {
     deferredPostings.delete(tx);
   }
-  await before(value);
-  for (const post of deferred) await post();
-  return value;
+  let completion: IdempotencyCompletion | null = answer(value);
+  if (deferred.length === 0) {
+    const { tenantId, key, claimedAt, response } = completion;
+    return { value, lost: !(await tx.idempotency.complete(tenantId, key, claimedAt, response)) };
+  }
+  for (const posting of deferred) {
+    if (!(await postNow(tx, posting, completion))) return { value, lost: true };
+    completion = null;
+  }
+  return { value, lost: false };
 }
 
+/**
+ * Locks the posting's shared accounts and posts it; with `completion`, stores that answer first
+ * (with the posting when nothing is locked in between). False when the answer was not stored.
+ */
 async function postNow(
   tx: Tx,
-  journal: Journal,
-  locked: ReadonlyMap<string, number>,
-  codeFor: (accountKey: string) => ErrorCode,
-): Promise<void> {
+  { journal, locked, codeFor }: DeferredPosting,
+  completion: IdempotencyCompletion | null,
+): Promise<boolean> {
   // The distinct keys `locked` does not hold, in one pass (a plain credit has one: the prefund).
   const unlocked: string[] = [];
   for (const e of journal.entries) {
@@ -76,6 +99,12 @@ async function postNow(
   invariant(!shared.some(isWalletAccount), "wallet accounts are locked before the shared ones");
   let balances = locked;
   if (shared.length > 1) {
+    // Shared accounts locked before the posting: the answer is stored before them, as it stands.
+    if (completion !== null) {
+      const { tenantId, key, claimedAt, response } = completion;
+      if (!(await tx.idempotency.complete(tenantId, key, claimedAt, response))) return false;
+      completion = null;
+    }
     const more = new Map(locked);
     for (const [key, balance] of await tx.ledger.lockAccounts(journal.currency, shared.slice(0, -1))) {
       more.set(key, balance);
@@ -84,15 +113,27 @@ async function postNow(
   }
   // The accounts whose balance is known are checked here; the last shared one by the posting.
   const last = shared.at(-1);
-  assertCovered(
-    balances,
-    journal.entries.filter((e) => e.accountKey !== last),
-    codeFor,
-  );
   try {
-    await tx.ledger.post(journal);
+    assertCovered(
+      balances,
+      journal.entries.filter((e) => e.accountKey !== last),
+      codeFor,
+    );
+  } catch (e) {
+    // Refused before the posting: the answer is stored first all the same, so that a claim lost
+    // meanwhile still answers as lost, as when the answer was always stored first.
+    if (completion !== null) {
+      const { tenantId, key, claimedAt, response } = completion;
+      if (!(await tx.idempotency.complete(tenantId, key, claimedAt, response))) return false;
+    }
+    throw e;
+  }
+  try {
+    if (completion === null) await tx.ledger.post(journal);
+    else if (!(await tx.ledger.completeAndPost(completion, journal))) return false;
   } catch (e) {
     if (e instanceof AccountNotCoveredError && e.accountKey === last) refuseUncovered(last, codeFor);
     throw e;
   }
+  return true;
 }

@@ -1902,6 +1902,87 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect((await run((tx) => tx.idempotency.claim(later))).kind).toBe("existing");
       });
 
+      it("completeAndPost: the answer stored with the posting; a lost claim or an uncovered account keeps neither", async () => {
+        const tenant = await newTenant();
+        const currency = uniqueCurrency();
+        const prefund = `tenant:${tenant.id}:prefund`;
+        const deposits = `tenant:${tenant.id}:deposits`;
+        const locked = `wallet:${unique("w")}`;
+        const fresh = `wallet:${unique("w")}`;
+        await run((tx) =>
+          tx.ledger.post(
+            journalFixture(tenant.id, currency, [{ from: deposits, to: prefund, amountMinor: 1_000 }]),
+          ),
+        );
+        const balances = () =>
+          run(async (tx) => Object.fromEntries(await tx.ledger.balances(currency, [prefund, locked, fresh])));
+        const claimed = async () => {
+          const record = idempotencyFixture(tenant.id);
+          await run((tx) => tx.idempotency.claim(record));
+          return record;
+        };
+        const stored = async (record: { key: string }) => {
+          const again = idempotencyFixture(tenant.id, { key: record.key, createdAt: at(1) });
+          const seen = await run((tx) => tx.idempotency.claim(again));
+          return seen.kind === "existing" ? seen.record : null;
+        };
+        const completion = (record: { key: string; createdAt: string }, status = 201) => ({
+          tenantId: tenant.id,
+          key: record.key,
+          claimedAt: record.createdAt,
+          response: { status, body: `{"n":${status}}` },
+        });
+        const credit = (to: string, amountMinor: number, operationUid = unique("op")) =>
+          journalFixture(tenant.id, currency, [{ from: prefund, to, amountMinor }], { operationUid });
+        /** Runs `work` and rolls it back, as a caller must when the answer was not stored. */
+        const undone = async <T>(work: (tx: Tx) => Promise<T>): Promise<T> => {
+          let out: T | undefined;
+          await rejection(
+            run(async (tx) => {
+              out = await work(tx);
+              throw new Error("rolled back");
+            }),
+          );
+          return out as T;
+        };
+
+        // Stored and posted, to a wallet account locked first and to one never seen.
+        const a = await claimed();
+        expect(
+          await run(async (tx) => {
+            await tx.ledger.lockAccounts(currency, [locked]);
+            return tx.ledger.completeAndPost(completion(a), credit(locked, 300));
+          }),
+        ).toBe(true);
+        const b = await claimed();
+        expect(await run((tx) => tx.ledger.completeAndPost(completion(b), credit(fresh, 200)))).toBe(true);
+        expect(await balances()).toEqual({ [prefund]: 500, [locked]: 300, [fresh]: 200 });
+        expect(await stored(a)).toMatchObject({ state: "completed", response: completion(a).response });
+        expect(await stored(b)).toMatchObject({ state: "completed", response: completion(b).response });
+
+        // A claim that is no longer the key's (another claimedAt): false, whatever the posting.
+        const c = await claimed();
+        const lost = { ...c, createdAt: at(5) };
+        expect(await undone((tx) => tx.ledger.completeAndPost(completion(lost), credit(locked, 100)))).toBe(
+          false,
+        );
+        expect(
+          await undone((tx) => tx.ledger.completeAndPost(completion(lost), credit(locked, 10_000))),
+        ).toBe(false);
+        expect(await stored(c)).toMatchObject({ state: "in_progress", response: null });
+
+        // A prefund that cannot cover it: refused as post refuses; nothing kept with the unit.
+        const op = unique("op");
+        expect(
+          await rejection(
+            run((tx) => tx.ledger.completeAndPost(completion(c, 201), credit(locked, 10_000, op))),
+          ),
+        ).toEqual(new AccountNotCoveredError(prefund));
+        expect(await stored(c)).toMatchObject({ state: "in_progress", response: null });
+        expect(await balances()).toEqual({ [prefund]: 500, [locked]: 300, [fresh]: 200 });
+        expect(await run((tx) => tx.ledger.journalsOf(tenant.id, op))).toEqual([]);
+      });
+
       it("releases an in-progress claim so the key can be claimed again", async () => {
         const tenant = await newTenant();
         const record = idempotencyFixture(tenant.id);
