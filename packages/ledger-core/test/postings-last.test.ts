@@ -33,10 +33,6 @@ async function world(prefundMinor: number) {
         calls.push(`post ${journal.kind}`);
         return tx.ledger.post(journal);
       },
-      completeAndPost: (completion, journal) => {
-        calls.push(`complete ${completion.response.status} with post ${journal.kind}`);
-        return tx.ledger.completeAndPost(completion, journal);
-      },
     },
     idempotency: {
       ...tx.idempotency,
@@ -71,12 +67,12 @@ async function world(prefundMinor: number) {
 }
 
 describe("postings last in an idempotent write", () => {
-  it("stores the answer with the posting to the shared accounts, in the same transaction", async () => {
+  it("stores the answer, then posts to the shared accounts, in the same transaction", async () => {
     const { core, calls, credit } = await world(10_000);
     const journals = core.store.state.journals.length;
     const outcome = await credit("k1", 2_500);
     expect(outcome.response.status).toBe(201);
-    expect(calls).toEqual(["work done", "complete 201 with post wallet_credit"]);
+    expect(calls).toEqual(["work done", "complete 201", "post wallet_credit"]);
     expect(core.store.state.journals.length).toBe(journals + 1);
   });
 
@@ -86,7 +82,7 @@ describe("postings last in an idempotent write", () => {
     const outcome = await credit("k1", 2_500);
     expect(outcome).toEqual({ replayed: false, response: { status: 422, body: "FundingNotPositioned" } });
     // The answer of the rolled-back try, then the posting that refused, then the stored refusal.
-    expect(calls).toEqual(["work done", "complete 201 with post wallet_credit", "complete 422"]);
+    expect(calls).toEqual(["work done", "complete 201", "post wallet_credit", "complete 422"]);
     expect(core.store.state.journals.length).toBe(journals);
     expect([...core.store.state.operations.values()].some((op) => op.clientReference === "k1")).toBe(false);
     expect((await credit("k1", 2_500)).replayed).toBe(true);
@@ -118,9 +114,19 @@ describe("postings last in an idempotent write", () => {
       calls.push("work done");
     });
     expect(calls).toEqual(["post wallet_credit", "work done"]);
-    const answer = () => ({ tenantId: "t0", key: "k", claimedAt: "x", response: { status: 200, body: "" } });
     await expect(
-      core.run((tx) => postingsLast(tx, () => postingsLast(tx, async () => 1, answer), answer)),
+      core.run((tx) =>
+        postingsLast(
+          tx,
+          () =>
+            postingsLast(
+              tx,
+              async () => 1,
+              async () => {},
+            ),
+          async () => {},
+        ),
+      ),
     ).rejects.toThrow("postingsLast does not nest");
   });
 });

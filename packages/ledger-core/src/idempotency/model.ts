@@ -4,14 +4,6 @@ export interface StoredResponse {
   body: string;
 }
 
-/** The answer to store for the claim made at `claimedAt` (what `IdempotencyRepository.complete` takes). */
-export interface IdempotencyCompletion {
-  tenantId: string;
-  key: string;
-  claimedAt: string;
-  response: StoredResponse;
-}
-
 export interface IdempotencyRecord {
   tenantId: string;
   key: string;

@@ -43,8 +43,7 @@ const claimLost = (): never =>
  *    `IdempotencyKeyReused`; a claim still running is `IdempotencyKeyInUse`.
  * 2. Run `work` in one transaction that also stores its response, so a committed change always has
  *    its stored answer and a crash leaves neither. The response is stored before the postings to
- *    shared accounts, or with the first of them (`postingsLast`): they hold the tenant's hottest
- *    rows until COMMIT.
+ *    shared accounts (`postingsLast`), which hold the tenant's hottest rows until COMMIT.
  * 3. A refusal rolls the work back; `storeRefusal` decides whether it is stored (404/409/422) so a
  *    retry gets the same answer, or released (anything else) so a retry runs again.
  *
@@ -90,17 +89,12 @@ export async function runIdempotent(
   }
 
   const runOnce = () =>
-    uow.run(async (tx) => {
-      const { value, lost } = await postingsLast(tx, work, (response) => ({
-        tenantId: claim.tenantId,
-        key: claim.key,
-        claimedAt,
-        response,
-      }));
-      // Lost: the work rolls back with this refusal, and the key's owner answers the retry.
-      if (lost) claimLost();
-      return value;
-    });
+    uow.run((tx) =>
+      postingsLast(tx, work, async (r) => {
+        // Lost: the work rolls back with this refusal, and the key's owner answers the retry.
+        if (!(await tx.idempotency.complete(claim.tenantId, claim.key, claimedAt, r))) claimLost();
+      }),
+    );
   try {
     return { replayed: false, response: await againOnConcurrentUpdate(runOnce) };
   } catch (e) {

@@ -1,4 +1,3 @@
-import type { IdempotencyCompletion } from "../idempotency/model.js";
 import type { ErrorCode } from "../shared/errors.js";
 import { invariant } from "../shared/errors.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -26,42 +25,30 @@ export async function lockSharedAndPost(
 ): Promise<void> {
   const deferred = deferredPostings.get(tx);
   if (deferred) {
-    deferred.push({ journal, locked, codeFor });
+    deferred.push(() => postNow(tx, journal, locked, codeFor));
     return;
   }
-  await postNow(tx, { journal, locked, codeFor }, null);
-}
-
-/** A posting `postingsLast` holds back: `lockSharedAndPost`'s arguments. */
-interface DeferredPosting {
-  journal: Journal;
-  locked: ReadonlyMap<string, number>;
-  codeFor: (accountKey: string) => ErrorCode;
+  await postNow(tx, journal, locked, codeFor);
 }
 
 /** Postings `postingsLast` holds back, per transaction. */
-const deferredPostings = new WeakMap<Tx, DeferredPosting[]>();
+const deferredPostings = new WeakMap<Tx, (() => Promise<void>)[]>();
 
 /**
- * Runs a use case whose last step is `lockSharedAndPost` (every write route's), then stores its
- * answer (`answer`), then the postings it held back, in order: in an idempotent write the stored
- * answer is written before the shared accounts are locked, so the hottest rows (a tenant's
- * prefund) stay locked for the posting and COMMIT only. The answer goes with the first posting
- * (`ledger.completeAndPost`: one round trip on Postgres) when nothing is locked between them.
- * A refused posting still fails the whole unit of work.
- *
- * Returns the use case's value, or `lost` when the answer was not stored (the claim is no longer
- * the key's): the unit of work must then fail.
+ * Runs a use case whose last step is `lockSharedAndPost` (every write route's), then `before`,
+ * then the postings it held back, in order: in an idempotent write the stored answer is written
+ * before the shared accounts are locked, so the hottest rows (a tenant's prefund) stay locked for
+ * the posting and COMMIT only. A refused posting still fails the whole unit of work.
  *
  * Only for work that reads nothing its postings change (they come last in every use case).
  */
 export async function postingsLast<T>(
   tx: Tx,
   work: (tx: Tx) => Promise<T>,
-  answer: (value: T) => IdempotencyCompletion,
-): Promise<{ value: T; lost: boolean }> {
+  before: (value: T) => Promise<void>,
+) {
   invariant(!deferredPostings.has(tx), "postingsLast does not nest");
-  const deferred: DeferredPosting[] = [];
+  const deferred: (() => Promise<void>)[] = [];
   deferredPostings.set(tx, deferred);
   let value: T;
   try {
@@ -69,27 +56,17 @@ export async function postingsLast<T>(
   } finally {
     deferredPostings.delete(tx);
   }
-  let completion: IdempotencyCompletion | null = answer(value);
-  if (deferred.length === 0) {
-    const { tenantId, key, claimedAt, response } = completion;
-    return { value, lost: !(await tx.idempotency.complete(tenantId, key, claimedAt, response)) };
-  }
-  for (const posting of deferred) {
-    if (!(await postNow(tx, posting, completion))) return { value, lost: true };
-    completion = null;
-  }
-  return { value, lost: false };
+  await before(value);
+  for (const post of deferred) await post();
+  return value;
 }
 
-/**
- * Locks the posting's shared accounts and posts it; with `completion`, stores that answer first
- * (with the posting when nothing is locked in between). False when the answer was not stored.
- */
 async function postNow(
   tx: Tx,
-  { journal, locked, codeFor }: DeferredPosting,
-  completion: IdempotencyCompletion | null,
-): Promise<boolean> {
+  journal: Journal,
+  locked: ReadonlyMap<string, number>,
+  codeFor: (accountKey: string) => ErrorCode,
+): Promise<void> {
   // The distinct keys `locked` does not hold, in one pass (a plain credit has one: the prefund).
   const unlocked: string[] = [];
   for (const e of journal.entries) {
@@ -99,12 +76,6 @@ async function postNow(
   invariant(!shared.some(isWalletAccount), "wallet accounts are locked before the shared ones");
   let balances = locked;
   if (shared.length > 1) {
-    // Shared accounts locked before the posting: the answer is stored before them, as it stands.
-    if (completion !== null) {
-      const { tenantId, key, claimedAt, response } = completion;
-      if (!(await tx.idempotency.complete(tenantId, key, claimedAt, response))) return false;
-      completion = null;
-    }
     const more = new Map(locked);
     for (const [key, balance] of await tx.ledger.lockAccounts(journal.currency, shared.slice(0, -1))) {
       more.set(key, balance);
@@ -113,27 +84,15 @@ async function postNow(
   }
   // The accounts whose balance is known are checked here; the last shared one by the posting.
   const last = shared.at(-1);
+  assertCovered(
+    balances,
+    journal.entries.filter((e) => e.accountKey !== last),
+    codeFor,
+  );
   try {
-    assertCovered(
-      balances,
-      journal.entries.filter((e) => e.accountKey !== last),
-      codeFor,
-    );
-  } catch (e) {
-    // Refused before the posting: the answer is stored first all the same, so that a claim lost
-    // meanwhile still answers as lost, as when the answer was always stored first.
-    if (completion !== null) {
-      const { tenantId, key, claimedAt, response } = completion;
-      if (!(await tx.idempotency.complete(tenantId, key, claimedAt, response))) return false;
-    }
-    throw e;
-  }
-  try {
-    if (completion === null) await tx.ledger.post(journal);
-    else if (!(await tx.ledger.completeAndPost(completion, journal))) return false;
+    await tx.ledger.post(journal);
   } catch (e) {
     if (e instanceof AccountNotCoveredError && e.accountKey === last) refuseUncovered(last, codeFor);
     throw e;
   }
-  return true;
 }

@@ -1,4 +1,3 @@
-import type { IdempotencyCompletion } from "../idempotency/model.js";
 import type { Journal } from "./journal.js";
 
 export interface TrialBalanceRow {
@@ -40,14 +39,6 @@ export interface LedgerRepository {
    * the journal and the unit of work must fail (a refusal thrown from it rolls everything back).
    */
   post(journal: Journal): Promise<void>;
-  /**
-   * `idempotency.complete(...completion)`, then, when it stored the answer, `post(journal)`: for an
-   * idempotent write whose answer is stored right before its posting (`postingsLast`). False when
-   * the claim is no longer the key's (nothing stored); the unit of work must then fail, as the
-   * posting may have been applied. Otherwise throws as `post` does. Postgres runs both as one
-   * statement (one round trip), SQLite and memory as those two calls.
-   */
-  completeAndPost(completion: IdempotencyCompletion, journal: Journal): Promise<boolean>;
   /** Journals of an operation in posting order. */
   journalsOf(tenantId: string, operationUid: string): Promise<Journal[]>;
   /** Last time any of the accounts moved (ISO), or null. */

@@ -401,12 +401,6 @@ export function createMemoryStore(): MemoryStore {
         }
         pushTo(s.journals, copyJournal(journal));
       },
-      // The two calls in sequence: in memory there is no round trip to save.
-      completeAndPost: async ({ tenantId, key, claimedAt, response }, journal) => {
-        if (!(await tx.idempotency.complete(tenantId, key, claimedAt, response))) return false;
-        await tx.ledger.post(journal);
-        return true;
-      },
       journalsOf: async (tenantId, operationUid) =>
         s.journals.filter((j) => j.tenantId === tenantId && j.operationUid === operationUid).map(copyJournal),
       lastMovedAt: async (currency, keys) =>

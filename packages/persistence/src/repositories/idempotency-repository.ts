@@ -1,6 +1,6 @@
 import type { IdempotencyRecord, IdempotencyRepository } from "@wallet/ledger-core";
-import type { QueryCreator, Selectable } from "kysely";
-import type { Database, IdempotencyKeysTable } from "../schema/database.js";
+import type { Selectable } from "kysely";
+import type { IdempotencyKeysTable } from "../schema/database.js";
 import { queryTemplate } from "../shared/query-template.js";
 import type { SqlContext } from "./sql-context.js";
 
@@ -47,26 +47,16 @@ const getKey = queryTemplate((db, p: { tenantId: string; key: string }) =>
 
 // Only the claim made at claimedAt, while in progress: a claim taken over by another request
 // (its lock expired while it ran) completes nothing.
-export const completeKeyQuery = (db: QueryCreator<Database>, p: CompleteArgs) =>
-  db
-    .updateTable("idempotency_keys")
-    .set({ state: "completed", response_status: p.status, response_body: p.body })
-    .where("tenant_id", "=", p.tenantId)
-    .where("key", "=", p.key)
-    .where("state", "=", "in_progress")
-    .where("created_at", "=", p.claimedAt);
-
-/** `complete`'s arguments, flat. */
-export interface CompleteArgs {
-  tenantId: string;
-  key: string;
-  claimedAt: string;
-  status: number;
-  body: string;
-}
-
-/** `complete`'s statement; also run by the ledger's `completeAndPost` on SQLite. */
-export const completeKey = queryTemplate((db, p: CompleteArgs) => completeKeyQuery(db, p));
+const completeKey = queryTemplate(
+  (db, p: { tenantId: string; key: string; claimedAt: string; status: number; body: string }) =>
+    db
+      .updateTable("idempotency_keys")
+      .set({ state: "completed", response_status: p.status, response_body: p.body })
+      .where("tenant_id", "=", p.tenantId)
+      .where("key", "=", p.key)
+      .where("state", "=", "in_progress")
+      .where("created_at", "=", p.claimedAt),
+);
 
 export function sqlIdempotencyRepository(ctx: SqlContext): IdempotencyRepository {
   const { trx } = ctx;

@@ -1,7 +1,6 @@
 import {
   AccountNotCoveredError,
   assertBalanced,
-  type IdempotencyCompletion,
   inLockOrder,
   type Journal,
   type LedgerRepository,
@@ -12,7 +11,6 @@ import {
 import { type QueryCreator, type Selectable, sql } from "kysely";
 import type { Database, JournalEntriesTable, JournalsTable } from "../schema/database.js";
 import { queryTemplate } from "../shared/query-template.js";
-import { type CompleteArgs, completeKey, completeKeyQuery } from "./idempotency-repository.js";
 import type { SqlContext } from "./sql-context.js";
 
 /**
@@ -99,41 +97,7 @@ const postAndApplyNet = queryTemplate(
     ),
 );
 
-/**
- * Postgres: `completeAndPost` in one statement: the idempotent answer stored (`complete`'s update),
- * the journal, its entries and the balances, as `postAndApplyNet`; one row saying whether the
- * answer was stored and which accounts moved (the balance update's rows, possibly none).
- */
-const completeAndPostPg = queryTemplate(
-  (
-    db,
-    {
-      completion,
-      journal,
-      entries,
-      ...net
-    }: NetMoves & { completion: CompleteArgs; journal: JournalRow; entries: EntryRow[] },
-  ) =>
-    db
-      .with("answer", (d) => completeKeyQuery(d, completion).returning("key"))
-      .with("journal", (d) => d.insertInto("journals").values(journal))
-      .with("entries", (d) => d.insertInto("journal_entries").values(entries))
-      .with("moved", (d) => applyNetOn(d, net))
-      .selectNoFrom([
-        sql<number>`(select count(*) from answer)`.as("completed"),
-        sql<string[]>`array(select account_key from moved)`.as("moved"),
-      ]),
-);
-
 const movedKeys = (rows: { account_key: string }[]) => new Set(rows.map((r) => r.account_key));
-
-const completeArgs = ({ tenantId, key, claimedAt, response }: IdempotencyCompletion): CompleteArgs => ({
-  tenantId,
-  key,
-  claimedAt,
-  status: response.status,
-  body: response.body,
-});
 
 export function sqlLedgerRepository(ctx: SqlContext): LedgerRepository {
   const { trx, dialect } = ctx;
@@ -164,10 +128,61 @@ export function sqlLedgerRepository(ctx: SqlContext): LedgerRepository {
     },
 
     async post(journal: Journal) {
-      await postJournal(journal, null);
+      assertBalanced(journal);
+      const { currency, createdAt } = journal;
+      const journalRow: JournalRow = {
+        uid: journal.uid,
+        tenant_id: journal.tenantId,
+        operation_uid: journal.operationUid,
+        currency,
+        kind: journal.kind,
+        created_at: createdAt,
+      };
+      const entryRows = journal.entries.map(
+        (e, lineNo): EntryRow => ({
+          journal_uid: journal.uid,
+          line_no: lineNo,
+          account_key: e.accountKey,
+          currency,
+          amount_minor: e.amountMinor,
+          label: e.label,
+        }),
+      );
+      // Net per account: intermediate lines of one journal never trip the CHECK.
+      const byKey = netByAccount(journal.entries);
+      const moves = inLockOrder(currency, byKey.keys()).map((k): NetMoves["moves"][number] => [
+        k,
+        byKey.get(k) ?? 0,
+        mustStayNonNegative(k) ? 0 : NO_FLOOR,
+      ]);
+      const net = { currency, moves, at: createdAt };
+      let moved: Set<string>;
+      if (dialect === "postgres") {
+        // One round trip, so the shared accounts locked right before stay locked for as little
+        // as possible.
+        moved = movedKeys(
+          await postAndApplyNet.rows(ctx, { ...net, journal: journalRow, entries: entryRows }),
+        );
+      } else {
+        await insertJournal.execute(ctx, journalRow);
+        await insertEntries.execute(ctx, { rows: entryRows });
+        moved = movedKeys(await applyNet.rows(ctx, net));
+      }
+      const unmoved = moves.filter(([key]) => !moved.has(key));
+      // A protected account left alone: too low, or missing (zero) while the journal takes from it.
+      const uncovered = unmoved.find(([, delta, floor]) => floor === 0 && delta < 0);
+      if (uncovered) throw new AccountNotCoveredError(uncovered[0]);
+      if (unmoved.length > 0) {
+        // Accounts never locked nor moved before. Not an upsert of the delta: Postgres checks the
+        // CHECK constraint on the proposed insert row (the bare delta) before it looks for a
+        // conflict, which would refuse every ordinary debit.
+        await upsertAccounts.execute(ctx, { currency, ordered: unmoved.map(([key]) => key) });
+        const movedNow = movedKeys(await applyNet.rows(ctx, { ...net, moves: unmoved }));
+        // Every row exists now: one still left alone would pass ±(2^53 - 1). The journal written
+        // above goes with the refusal (the unit of work rolls back).
+        if (unmoved.some(([key]) => !movedNow.has(key))) refuseBalanceOutOfRange();
+      }
     },
-
-    completeAndPost: (completion, journal) => postJournal(journal, completion),
 
     async journalsOf(tenantId, operationUid) {
       const journals = await trx
@@ -238,74 +253,4 @@ export function sqlLedgerRepository(ctx: SqlContext): LedgerRepository {
       }));
     },
   };
-
-  /** `post`, and with `completion` `completeAndPost`: false when the answer was not stored. */
-  async function postJournal(journal: Journal, completion: IdempotencyCompletion | null): Promise<boolean> {
-    assertBalanced(journal);
-    const { currency, createdAt } = journal;
-    const journalRow: JournalRow = {
-      uid: journal.uid,
-      tenant_id: journal.tenantId,
-      operation_uid: journal.operationUid,
-      currency,
-      kind: journal.kind,
-      created_at: createdAt,
-    };
-    const entryRows = journal.entries.map(
-      (e, lineNo): EntryRow => ({
-        journal_uid: journal.uid,
-        line_no: lineNo,
-        account_key: e.accountKey,
-        currency,
-        amount_minor: e.amountMinor,
-        label: e.label,
-      }),
-    );
-    // Net per account: intermediate lines of one journal never trip the CHECK.
-    const byKey = netByAccount(journal.entries);
-    const moves = inLockOrder(currency, byKey.keys()).map((k): NetMoves["moves"][number] => [
-      k,
-      byKey.get(k) ?? 0,
-      mustStayNonNegative(k) ? 0 : NO_FLOOR,
-    ]);
-    const net = { currency, moves, at: createdAt };
-    let moved: Set<string>;
-    if (dialect === "postgres" && completion !== null) {
-      const [row] = await completeAndPostPg.rows(ctx, {
-        ...net,
-        completion: completeArgs(completion),
-        journal: journalRow,
-        entries: entryRows,
-      });
-      // Not stored: the caller fails the unit of work, which takes the posting back with it.
-      if (row?.completed !== 1) return false;
-      moved = new Set(row.moved);
-    } else if (dialect === "postgres") {
-      // One round trip, so the shared accounts locked right before stay locked for as little
-      // as possible.
-      moved = movedKeys(await postAndApplyNet.rows(ctx, { ...net, journal: journalRow, entries: entryRows }));
-    } else {
-      if (completion !== null && (await completeKey.affected(ctx, completeArgs(completion))) !== 1) {
-        return false;
-      }
-      await insertJournal.execute(ctx, journalRow);
-      await insertEntries.execute(ctx, { rows: entryRows });
-      moved = movedKeys(await applyNet.rows(ctx, net));
-    }
-    const unmoved = moves.filter(([key]) => !moved.has(key));
-    // A protected account left alone: too low, or missing (zero) while the journal takes from it.
-    const uncovered = unmoved.find(([, delta, floor]) => floor === 0 && delta < 0);
-    if (uncovered) throw new AccountNotCoveredError(uncovered[0]);
-    if (unmoved.length > 0) {
-      // Accounts never locked nor moved before. Not an upsert of the delta: Postgres checks the
-      // CHECK constraint on the proposed insert row (the bare delta) before it looks for a
-      // conflict, which would refuse every ordinary debit.
-      await upsertAccounts.execute(ctx, { currency, ordered: unmoved.map(([key]) => key) });
-      const movedNow = movedKeys(await applyNet.rows(ctx, { ...net, moves: unmoved }));
-      // Every row exists now: one still left alone would pass ±(2^53 - 1). The journal written
-      // above goes with the refusal (the unit of work rolls back).
-      if (unmoved.some(([key]) => !movedNow.has(key))) refuseBalanceOutOfRange();
-    }
-    return true;
-  }
 }
