@@ -12,6 +12,7 @@ import {
   listWalletTransactions,
   onboardCustomer,
   type RequestContext,
+  runIdempotent,
   scopes,
   type Tenant,
   type UnitOfWork,
@@ -162,6 +163,80 @@ function describeUseCases(name: string, open: () => Promise<Opened>) {
       expect(trial.currencies).toEqual([
         { currency: "KES", debitsMinor: 1_014_000, creditsMinor: 1_014_000, netMinor: 0 },
       ]);
+    });
+
+    it("an idempotent credit whose claim was taken over stores nothing and moves nothing (IdempotencyKeyInUse)", async () => {
+      const run = store.uow.run.bind(store.uow);
+      await run((tx) => tx.tenants.upsert(tenant));
+      await run((tx) => fundPrefund(deps, tx, { tenantId: "acme", amountMinor: 100_000, currency: "KES" }));
+      const customer = await run((tx) =>
+        onboardCustomer(deps, ctx, tx, {
+          ...onboarding,
+          identifiers: [{ ...onboarding.identifiers[0]!, value: "+254700000030" }],
+        }),
+      );
+      const claim = { tenantId: "acme", key: "slow-key", requestHash: "h-slow" };
+      const taker = { createdAt: "" };
+      // Another request takes the key over (its lock expired) right before the work's transaction.
+      const uow: UnitOfWork = {
+        run: async (work) => {
+          const seen = await store.uow.run((tx) =>
+            tx.idempotency.claim({
+              ...claim,
+              state: "in_progress",
+              response: null,
+              lockedUntil: "",
+              createdAt: "",
+            }),
+          );
+          if (seen.kind !== "existing") throw new Error("expected the first claim");
+          const later = new Date(Date.parse(seen.record.lockedUntil) + 1);
+          taker.createdAt = later.toISOString();
+          await store.uow.run((tx) =>
+            tx.idempotency.claim({
+              ...seen.record,
+              createdAt: taker.createdAt,
+              lockedUntil: new Date(later.getTime() + 60_000).toISOString(),
+            }),
+          );
+          return store.uow.run(work);
+        },
+        autocommit: (work) => store.uow.autocommit(work),
+      };
+      const outcome = await runIdempotent(
+        uow,
+        deps.clock,
+        claim,
+        async (tx) => {
+          const op = await creditWallet(deps, ctx, tx, {
+            walletUid: customer.walletUid,
+            amountMinor: 700,
+            currency: "KES",
+            clientReference: "slow-1",
+          });
+          return { status: 201, body: JSON.stringify(op) };
+        },
+        () => null,
+      ).catch((e: unknown) => e);
+      expect((outcome as DomainError).code).toBe("IdempotencyKeyInUse");
+      const balance = await run((tx) => getWalletBalance(deps, ctx, tx, customer.walletUid));
+      expect(balance.currentMinor).toBe(0);
+      expect(
+        await run((tx) => tx.operations.findByClientReference("acme", "wallet_credit", "slow-1")),
+      ).toBeNull();
+      const held = await run((tx) =>
+        tx.idempotency.claim({
+          ...claim,
+          state: "in_progress",
+          response: null,
+          lockedUntil: "",
+          createdAt: "",
+        }),
+      );
+      expect(held).toMatchObject({
+        kind: "existing",
+        record: { state: "in_progress", response: null, createdAt: taker.createdAt },
+      });
     });
 
     it("credits: a taken clientReference refuses first (409), then currency, then the day's limit", async () => {
