@@ -136,3 +136,38 @@ describe("wallet call with explicit credentials", () => {
     }
   });
 });
+
+describe("wallet call and admin meet a redirect", () => {
+  it("print it and stop: the key, the signature and the admin token never reach the Location", async () => {
+    const { createServer } = await import("node:http");
+    const seen: { path: string; headers: string[] }[] = [];
+    const proxy = createServer((req, res) => {
+      seen.push({ path: req.url ?? "", headers: Object.keys(req.headers) });
+      if (req.url?.startsWith("/elsewhere")) return res.end("{}");
+      res.writeHead(307, { Location: "/elsewhere" }).end();
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    try {
+      const cwd = mkdtempSync(join(tmpdir(), "wallet-call-redirect-"));
+      writeFileSync(join(cwd, "k1.pem"), testPrivateKeyPem, { mode: 0o600 });
+      const signed = ["--base-url", base, "--api-key", API_KEY, "--kid", "k1", "--key-file", "k1.pem"];
+      const call = await run(["call", ...signed, "POST", "/wallet-credits", '{"amountMinor":1}'], { cwd });
+      const admin = await run(["admin", "--base-url", base, "GET", "/ledger/trial-balance"], {
+        cwd,
+        env: adminEnv,
+      });
+      for (const result of [call, admin]) {
+        expect(result.code).toBe(1);
+        expect(result.stdout).toMatch(/^HTTP 307 /);
+      }
+      expect(seen.map((s) => s.path)).toEqual([
+        "/api/v1/tenant/wallet-credits",
+        "/api/v1/admin/ledger/trial-balance",
+      ]);
+      expect(seen[0]!.headers).toEqual(expect.arrayContaining(["x-api-key", "x-signature", "content-type"]));
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+});
