@@ -214,33 +214,22 @@ describe("text the stores keep", () => {
   it("a rail payment's references and a KYC decision's reason", async () => {
     const core = createCore();
     const d = core.deps;
-    expect(
-      await invalid(
+    const payment = (over: Record<string, unknown>) =>
+      invalid(
         core.run((tx) =>
           receiveRailPayment(d, tx, {
             railCode: "sandbox_mobile",
             reference: "000000000000",
             amountMinor: 5,
             currency: "KES",
-            providerReference: "p\u0000",
-          }),
-        ),
-      ),
-    ).toEqual(["InvalidRequest", "providerReference"]);
-    // A currency that is no code at all (memory kept null; the SQL stores refused it NOT NULL).
-    expect(
-      await invalid(
-        core.run((tx) =>
-          receiveRailPayment(d, tx, {
-            railCode: "sandbox_mobile",
-            reference: "000000000000",
-            amountMinor: 5,
-            currency: null as never,
             providerReference: "p1",
+            ...over,
           }),
         ),
-      ),
-    ).toEqual(["InvalidRequest", "currency"]);
+      );
+    expect(await payment({ providerReference: "p\u0000" })).toEqual(["InvalidRequest", "providerReference"]);
+    // A currency that is no code at all (memory kept null; the SQL stores refused it NOT NULL).
+    expect(await payment({ currency: null })).toEqual(["InvalidRequest", "currency"]);
     expect(await invalid(core.run((tx) => decideKycVersion(d, tx, "kyc_x", "rejected", "\ud800")))).toEqual([
       "InvalidRequest",
       "reason",

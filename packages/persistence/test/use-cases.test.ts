@@ -126,11 +126,25 @@ function describeUseCases(name: string, open: () => Promise<Opened>) {
     });
     afterAll(async () => store?.close());
 
-    it("onboards, funds, credits (once per clientReference under a race) and reads it all back", async () => {
+    /** The tenant, its prefund topped up by `prefundMinor`, and a new customer whose phone is `msisdn`. */
+    const fundedCustomer = async (prefundMinor: number, msisdn: string, tierCode = "tier_1") => {
       const run = store.uow.run.bind(store.uow);
       await run((tx) => tx.tenants.upsert(tenant));
-      await run((tx) => fundPrefund(deps, tx, { tenantId: "acme", amountMinor: 1_000_000, currency: "KES" }));
-      const customer = await run((tx) => onboardCustomer(deps, ctx, tx, onboarding));
+      await run((tx) =>
+        fundPrefund(deps, tx, { tenantId: "acme", amountMinor: prefundMinor, currency: "KES" }),
+      );
+      return run((tx) =>
+        onboardCustomer(deps, ctx, tx, {
+          ...onboarding,
+          identifiers: [{ ...onboarding.identifiers[0]!, value: msisdn }],
+          kyc: { ...onboarding.kyc, tierCode },
+        }),
+      );
+    };
+
+    it("onboards, funds, credits (once per clientReference under a race) and reads it all back", async () => {
+      const run = store.uow.run.bind(store.uow);
+      const customer = await fundedCustomer(1_000_000, onboarding.identifiers[0]!.value);
       const { walletUid } = customer;
       expect(walletUid).toMatch(/^wal_/);
 
@@ -167,28 +181,24 @@ function describeUseCases(name: string, open: () => Promise<Opened>) {
 
     it("an idempotent credit whose claim was taken over stores nothing and moves nothing (IdempotencyKeyInUse)", async () => {
       const run = store.uow.run.bind(store.uow);
-      await run((tx) => tx.tenants.upsert(tenant));
-      await run((tx) => fundPrefund(deps, tx, { tenantId: "acme", amountMinor: 100_000, currency: "KES" }));
-      const customer = await run((tx) =>
-        onboardCustomer(deps, ctx, tx, {
-          ...onboarding,
-          identifiers: [{ ...onboarding.identifiers[0]!, value: "+254700000030" }],
-        }),
-      );
+      const customer = await fundedCustomer(100_000, "+254700000030");
       const claim = { tenantId: "acme", key: "slow-key", requestHash: "h-slow" };
+      // Claims the key as a new request would: answers what holds it now.
+      const claimAgain = () =>
+        store.uow.run((tx) =>
+          tx.idempotency.claim({
+            ...claim,
+            state: "in_progress",
+            response: null,
+            lockedUntil: "",
+            createdAt: "",
+          }),
+        );
       const taker = { createdAt: "" };
       // Another request takes the key over (its lock expired) right before the work's transaction.
       const uow: UnitOfWork = {
         run: async (work) => {
-          const seen = await store.uow.run((tx) =>
-            tx.idempotency.claim({
-              ...claim,
-              state: "in_progress",
-              response: null,
-              lockedUntil: "",
-              createdAt: "",
-            }),
-          );
+          const seen = await claimAgain();
           if (seen.kind !== "existing") throw new Error("expected the first claim");
           const later = new Date(Date.parse(seen.record.lockedUntil) + 1);
           taker.createdAt = later.toISOString();
@@ -224,16 +234,7 @@ function describeUseCases(name: string, open: () => Promise<Opened>) {
       expect(
         await run((tx) => tx.operations.findByClientReference("acme", "wallet_credit", "slow-1")),
       ).toBeNull();
-      const held = await run((tx) =>
-        tx.idempotency.claim({
-          ...claim,
-          state: "in_progress",
-          response: null,
-          lockedUntil: "",
-          createdAt: "",
-        }),
-      );
-      expect(held).toMatchObject({
+      expect(await claimAgain()).toMatchObject({
         kind: "existing",
         record: { state: "in_progress", response: null, createdAt: taker.createdAt },
       });
@@ -241,15 +242,7 @@ function describeUseCases(name: string, open: () => Promise<Opened>) {
 
     it("credits: a taken clientReference refuses first (409), then currency, then the day's limit", async () => {
       const run = store.uow.run.bind(store.uow);
-      await run((tx) => tx.tenants.upsert(tenant));
-      await run((tx) => fundPrefund(deps, tx, { tenantId: "acme", amountMinor: 100_000, currency: "KES" }));
-      const customer = await run((tx) =>
-        onboardCustomer(deps, ctx, tx, {
-          ...onboarding,
-          identifiers: [{ ...onboarding.identifiers[0]!, value: "+254700000020" }],
-          kyc: { ...onboarding.kyc, tierCode: "tier_daily" },
-        }),
-      );
+      const customer = await fundedCustomer(100_000, "+254700000020", "tier_daily");
       const { walletUid } = customer;
       const credit = (amountMinor: number, clientReference: string, currency = "KES") =>
         run((tx) => creditWallet(deps, ctx, tx, { walletUid, amountMinor, currency, clientReference }));

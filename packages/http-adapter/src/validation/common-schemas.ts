@@ -7,6 +7,7 @@ import {
   FREE_FORM_DEPTH_MAX,
   freeFormProblem,
   hasCodePointsBetween,
+  isCalendarDate,
   RFC3339,
 } from "@wallet/ledger-core";
 import * as v from "valibot";
@@ -78,10 +79,7 @@ export const isoDateSchema = v.config(
   v.pipe(
     v.string(),
     v.isoDate("must be an ISO-8601 date (YYYY-MM-DD)"),
-    v.check(
-      (s: string) => boundInstantMs(`${s}T00:00:00Z`, "upper") !== null,
-      "must be a real calendar date",
-    ),
+    v.check(isCalendarDate, "must be a real calendar date"),
   ),
   { abortPipeEarly: true },
 );

@@ -148,6 +148,14 @@ export function createMemoryStore(): MemoryStore {
     }
     return total;
   };
+  /** A wallet's sum for the limits: the day totals when they hold it, else a scan. */
+  const sumForWallet = (walletUid: string, since: string, direction: "inbound" | "outbound" | "both") =>
+    dayTotals.sum(walletUid, since, direction) ?? scanForWallet(walletUid, since, direction);
+  /** The operation holding a clientReference, uncopied. */
+  const referencedOperation = (tenantId: string, type: string, ref: string) => {
+    const uid = opByReference.get(tenantId)?.get(type)?.get(ref);
+    return uid === undefined ? undefined : s.operations.get(uid);
+  };
   /** Whether a unit of work is running; the others wait their turn in `waiting`, first come first. */
   let busy = false;
   const waiting: (() => void)[] = [];
@@ -441,10 +449,8 @@ export function createMemoryStore(): MemoryStore {
         const op = s.operations.get(uid);
         return op && op.tenantId === tenantId ? copyOperation(op) : null;
       },
-      findByClientReference: async (tenantId, type, ref) => {
-        const uid = opByReference.get(tenantId)?.get(type)?.get(ref);
-        return uid === undefined ? null : copyOrNull(s.operations.get(uid), copyOperation);
-      },
+      findByClientReference: async (tenantId, type, ref) =>
+        copyOrNull(referencedOperation(tenantId, type, ref), copyOperation),
       appendTimeline: async (e) => appendTimelineEvent(e),
       insertWithTimeline: async (op, timeline) => {
         insertOperation(op);
@@ -488,19 +494,17 @@ export function createMemoryStore(): MemoryStore {
         ),
       ],
       getAny: async (uid) => copyOrNull(s.operations.get(uid), copyOperation),
-      sumForWallet: async (walletUid, since, direction) =>
-        dayTotals.sum(walletUid, since, direction) ?? scanForWallet(walletUid, since, direction),
+      sumForWallet: async (walletUid, since, direction) => sumForWallet(walletUid, since, direction),
       // The two reads in sequence: in memory there is no round trip to save.
       sumForWalletUnlessReferenced: async (
         { tenantId, type, clientReference },
         walletUid,
         since,
         direction,
-      ) => {
-        const uid = opByReference.get(tenantId)?.get(type)?.get(clientReference);
-        if (uid !== undefined && s.operations.has(uid)) return null;
-        return dayTotals.sum(walletUid, since, direction) ?? scanForWallet(walletUid, since, direction);
-      },
+      ) =>
+        referencedOperation(tenantId, type, clientReference) === undefined
+          ? sumForWallet(walletUid, since, direction)
+          : null,
     },
     outbox: {
       nextSeq: async (resourceUid) => (outboxSeq.get(resourceUid) ?? 0) + 1,

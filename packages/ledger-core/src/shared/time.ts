@@ -134,12 +134,16 @@ export function storedInstant(text: unknown, field: string, bound: "lower" | "up
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** Whether `text` is a real calendar day `YYYY-MM-DD` of the years 0000-9999 (`1990-02-31` is not). */
+export const isCalendarDate = (text: string): boolean =>
+  DATE.test(text) && boundInstantMs(`${text}T00:00:00Z`, "upper") !== null;
+
 /**
- * `text` as a calendar date (`YYYY-MM-DD`, a real day of the years 0000-9999), as the API's schema
- * reads a date; else 400 naming `field`. Dates compare as text, so no other form may be stored.
+ * `text` as a calendar date (`isCalendarDate`), as the API's schema reads a date; else 400 naming
+ * `field`. Dates compare as text, so no other form may be stored.
  */
 export function storedDate(text: unknown, field: string): string {
-  if (typeof text !== "string" || !DATE.test(text) || boundInstantMs(`${text}T00:00:00Z`, "upper") === null) {
+  if (typeof text !== "string" || !isCalendarDate(text)) {
     return refuse("InvalidRequest", `${field} must be an ISO-8601 date (YYYY-MM-DD)`, [
       { field, issue: "invalid date" },
     ]);

@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { readCredentials } from "../demo/demo-setup.js";
 import { parseCommandArgs } from "./args.js";
-import { formatResponse } from "./call-command.js";
-import { type CliIo, line, UsageError } from "./io.js";
+import { sendAndPrint } from "./call-command.js";
+import { type CliIo, UsageError } from "./io.js";
 import { parseRequestArgs } from "./request-args.js";
 
 const adminPrefix = "/api/v1/admin";
@@ -49,26 +49,5 @@ export async function adminCommand(argv: readonly string[], io: CliIo): Promise<
     Authorization: `Bearer ${token}`,
     "X-Request-Id": values["request-id"] ?? `cli-${randomUUID()}`,
   };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  let response: Response;
-  let text: string;
-  try {
-    // A redirect is shown, never followed: it would carry the admin token elsewhere.
-    response = await fetch(url, {
-      method,
-      headers,
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(30_000),
-    });
-    text = await response.text();
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code;
-    io.stderr(
-      line(`wallet: ${method} ${url.origin}${url.pathname} failed: ${cause ?? (e as Error).message}`),
-    );
-    return 1;
-  }
-  io.stdout(formatResponse(response, text, undefined));
-  return response.ok ? 0 : 1;
+  return sendAndPrint(io, { method, url, shownPath: url.pathname, headers, body, timeoutMs: 30_000 });
 }

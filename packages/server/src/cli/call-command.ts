@@ -77,30 +77,50 @@ export async function callCommand(argv: readonly string[], io: CliIo): Promise<n
       timestamp,
     }),
   };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
   if (idempotencyKey !== undefined) headers["Idempotency-Key"] = idempotencyKey;
+  return sendAndPrint(io, { method, url, shownPath: pathAndQuery, headers, body, timeoutMs, idempotencyKey });
+}
 
+/**
+ * Sends one request of `call` or `admin` (a JSON body gets its Content-Type) and prints the answer
+ * (`formatResponse`); 0 for a 2xx, 1 otherwise or when no answer came. A redirect is shown, never
+ * followed: it would carry the API key and a fresh signature, or the admin token, elsewhere.
+ */
+export async function sendAndPrint(
+  io: CliIo,
+  request: {
+    method: string;
+    url: URL;
+    /** The path as the error line names it. */
+    shownPath: string;
+    headers: Record<string, string>;
+    body: string | undefined;
+    timeoutMs: number;
+    idempotencyKey?: string | undefined;
+  },
+): Promise<number> {
+  const { method, url, body } = request;
+  const headers =
+    body === undefined ? request.headers : { ...request.headers, "Content-Type": "application/json" };
   let response: Response;
   let text: string;
   try {
-    // A redirect is shown, never followed: it would carry the key and a fresh signature elsewhere.
     response = await fetch(url, {
       method,
       headers,
       body,
       redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.timeout(request.timeoutMs),
     });
     text = await response.text();
   } catch (e) {
     const cause = (e as { cause?: { code?: string } }).cause?.code;
     io.stderr(
-      line(`wallet: ${method} ${url.origin}${pathAndQuery} failed: ${cause ?? (e as Error).message}`),
+      line(`wallet: ${method} ${url.origin}${request.shownPath} failed: ${cause ?? (e as Error).message}`),
     );
     return 1;
   }
-
-  io.stdout(formatResponse(response, text, idempotencyKey));
+  io.stdout(formatResponse(response, text, request.idempotencyKey));
   return response.ok ? 0 : 1;
 }
 
