@@ -128,6 +128,33 @@ describe("request validation: strict, with JSON paths", () => {
     await expect400(await h.call(acme, "POST", CUSTOMERS, { body: evidence }), "kyc.evidence");
   });
 
+  it("names an unknown field by its first 100 characters: a hostile key does not come back whole", async () => {
+    const huge = (n: number) => `${String(n).padStart(2, "0")}${"k".repeat(50_000)}`;
+    const body: Record<string, unknown> = {
+      walletUid: "wal_1",
+      amountMinor: 1,
+      currency: "KES",
+      clientReference: "c",
+    };
+    for (let n = 0; n < 20; n++) body[huge(n)] = 1;
+    // A key of astral characters is cut between characters, never inside one.
+    body["\u{1F600}".repeat(150)] = 1;
+    const res = await h.call(acme, "POST", CREDITS, { body });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(text.length).toBeLessThan(8_000);
+    const { details } = JSON.parse(text) as ErrorBody;
+    expect(details?.[0]).toEqual({ field: `00${"k".repeat(98)}…`, issue: "unknown field" });
+    const nested = onboardingBody();
+    (nested.kyc as Record<string, unknown>)["\u{1F600}".repeat(150)] = 1;
+    const deep = await expect400(
+      await h.call(acme, "POST", CUSTOMERS, { body: nested }),
+      `kyc.${"\u{1F600}".repeat(100)}…`,
+      "unknown field",
+    );
+    expect(deep.details).toHaveLength(1);
+  });
+
   it("counts characters in code points, as the document's maxLength does", async () => {
     const credit = (clientReference: string) =>
       h.call(acme, "POST", CREDITS, {
