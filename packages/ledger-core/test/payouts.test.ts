@@ -355,6 +355,26 @@ describe("payouts", () => {
       await expectNothingMoved();
     });
 
+    it("the binding, then the KYC limits, then the two-factor threshold, then funds (each pair broken at once)", async () => {
+      const single = { assuranceLevel: "single_factor" as const, factor2Type: undefined };
+      // single-factor above the threshold and bound to another amount: the binding first
+      const unbound = request({ clientReference: "o-1", amountMinor: 200_000 }, single);
+      unbound.assertion.transactionBinding!.hash = sha("x");
+      expect((await refusal(payout(unbound))).code).toBe("AssertionNotBoundToTransaction");
+      // ... or not bound at all, which above the threshold is required
+      const bare = request({ clientReference: "o-2", amountMinor: 200_000 }, single);
+      delete bare.assertion.transactionBinding;
+      expect((await refusal(payout(bare))).code).toBe("AssertionNotBoundToTransaction");
+      // single-factor above the threshold and over the level's single-transaction maximum: the limits
+      const overLimit = request({ clientReference: "o-3", amountMinor: 7_000_001 }, single);
+      expect((await refusal(payout(overLimit))).code).toBe("LimitExceeded");
+      // single-factor above the threshold and more than the wallet holds: the threshold
+      const overFunds = request({ clientReference: "o-4", amountMinor: FUNDED + 1 }, single);
+      expect((await refusal(payout(overFunds))).code).toBe("AuthorizationInsufficient");
+      await expectNothingMoved();
+      expect(core.store.state.assertionUses).toHaveLength(0);
+    });
+
     it("refuses InsufficientFunds when available cannot cover amount + fee + tax", async () => {
       const e = await refusal(payout(request({ amountMinor: FUNDED - 1_000 })));
       expect(e.code).toBe("InsufficientFunds");

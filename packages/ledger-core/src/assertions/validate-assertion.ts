@@ -11,6 +11,9 @@ import {
   bindingCanonical,
 } from "./model.js";
 
+const insufficient = (message: string): never => refuse("AuthorizationInsufficient", message);
+const HEX64 = /^[0-9a-f]{64}$/;
+
 export interface AssertionCheck {
   /** The customer the request acts for. */
   customerUid: string;
@@ -19,14 +22,32 @@ export interface AssertionCheck {
   twoFactorThresholdMinor: number;
   /** The request's values to recompute the binding from; null = shape-check only (POST /mandates). */
   binding: BindingValues | null;
+  /**
+   * True when the caller compares the assurance level with the threshold itself, later, through
+   * `assertAssurance` (a payout: the spec puts the KYC limits between the binding and the
+   * threshold). Otherwise it is the assertion's last check.
+   */
+  assuranceCheckedLater?: boolean;
 }
 
-const insufficient = (message: string): never => refuse("AuthorizationInsufficient", message);
-const HEX64 = /^[0-9a-f]{64}$/;
+/** The amount `check` compares with the two-factor threshold is above it. */
+const aboveThreshold = (check: Pick<AssertionCheck, "amountMinor" | "twoFactorThresholdMinor">) =>
+  check.amountMinor !== null && check.amountMinor > check.twoFactorThresholdMinor;
+
+/** 422 AuthorizationInsufficient for a single-factor assertion above the two-factor threshold. */
+export function assertAssurance(
+  assertion: Pick<Assertion, "assuranceLevel">,
+  check: Pick<AssertionCheck, "amountMinor" | "twoFactorThresholdMinor">,
+): void {
+  if (aboveThreshold(check) && assertion.assuranceLevel === "single_factor") {
+    insufficient("A second factor is required above the two-factor threshold");
+  }
+}
 
 /**
  * The one assertion check used by every route that takes an assertion (spec: refusals table).
- * Order: shape, customer, identifier ownership, lifetime, assurance, binding, sourceReference.
+ * Order: shape, customer, identifier ownership, lifetime, binding, sourceReference, assurance
+ * (the spec's payout order puts the binding before the threshold; see `assuranceCheckedLater`).
  * Records the sourceReference as live until the assertion expires; reuse by the same customer is
  * allowed and audited, by another customer refused. Nothing else is written on a refusal because
  * the caller's transaction rolls back.
@@ -71,10 +92,6 @@ export async function validateAssertion(
   if (authenticatedAt > now.getTime() + ASSERTION_CLOCK_SKEW_SECONDS_MAX * 1000)
     insufficient("The assertion is authenticated in the future");
 
-  const aboveThreshold = check.amountMinor !== null && check.amountMinor > check.twoFactorThresholdMinor;
-  if (aboveThreshold && assertion.assuranceLevel === "single_factor") {
-    insufficient("A second factor is required above the two-factor threshold");
-  }
   const binding = assertion.transactionBinding;
   if (binding) {
     if (
@@ -87,7 +104,7 @@ export async function validateAssertion(
     if (check.binding && binding.hash !== deps.hasher.sha256Hex(bindingCanonical(check.binding))) {
       refuse("AssertionNotBoundToTransaction", "The assertion is not bound to this transaction");
     }
-  } else if (aboveThreshold && check.binding) {
+  } else if (aboveThreshold(check) && check.binding) {
     refuse(
       "AssertionNotBoundToTransaction",
       "A transaction binding is required above the two-factor threshold",
@@ -99,6 +116,7 @@ export async function validateAssertion(
   if (live && live.customerUid !== check.customerUid) {
     refuse("UnprocessableEntity", "The assertion's sourceReference is in use by another customer");
   }
+  if (!check.assuranceCheckedLater) assertAssurance(assertion, check);
   if (live) {
     await tx.audit.append({
       at: nowIso,

@@ -1,6 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import type { Assertion } from "../assertions/model.js";
-import { validateAssertion } from "../assertions/validate-assertion.js";
+import { assertAssurance, validateAssertion } from "../assertions/validate-assertion.js";
 import { isPayoutEligible } from "../customers/model.js";
 import { chargeTransfers } from "../fees/charges.js";
 import type { FeeBreakdownLine } from "../fees/fee-engine.js";
@@ -106,7 +106,8 @@ async function payoutCharges(
  * Refusals, in order: 404 wallet; 409 clientReference used by another payout; 422 currency; the
  * generic 422 for a rail not approved, inactive or unable to pay out; 422 destination not a
  * payout-eligible identifier of the wallet's customer; the assertion's refusals (bound to the
- * destination, two-factor threshold); status and KYC limits; 422 InsufficientFunds.
+ * destination); status and KYC limits; the two-factor threshold; 422 InsufficientFunds (the
+ * spec's phase-1 order).
  */
 export async function createPayout(
   deps: CoreDeps,
@@ -144,6 +145,7 @@ export async function createPayout(
       target: input.destinationIdentifierUid,
       clientReference: input.clientReference,
     },
+    assuranceCheckedLater: true,
   });
 
   const walletKey = accountKeys.wallet(wallet.uid);
@@ -154,6 +156,10 @@ export async function createPayout(
   // waited makes this one its duplicate (409), not a refusal for the money it spent.
   await assertClientReferenceUnused(tx, tenantId, "payout_b2c", input.clientReference);
   await assertMovementAllowed(tx, party, "outbound", input.amountMinor, now, balances);
+  assertAssurance(input.assertion, {
+    amountMinor: input.amountMinor,
+    twoFactorThresholdMinor: level.twoFactorThresholdMinor,
+  });
   const charges = await payoutCharges(
     deps,
     tx,
