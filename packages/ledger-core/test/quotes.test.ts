@@ -87,6 +87,35 @@ describe("fee quotes", () => {
     });
   });
 
+  it("quotes a null rule version when the schedule's components all round to zero: a zero-fee operation", async () => {
+    core.deps.catalog.feeSchedules.push({
+      ruleCode: "topup_in",
+      versionNo: 3,
+      operationType: "topup_c2b",
+      railCode: null,
+      currency: "KES",
+      components: [{ label: "Tiny in", type: "percentage", rateBps: 1, refundable: false }],
+    });
+    const tiny = await quote({ operationType: "topup_c2b", amountMinor: 1_000, railCode: "sandbox_mobile" });
+    expect(tiny).toMatchObject({
+      feeMinor: 0,
+      taxMinor: 0,
+      breakdown: [{ label: "Tiny in", type: "percentage", amountMinor: 0 }],
+      ruleVersion: null,
+    });
+    // The stored quote keeps the schedule it was computed from (a payout compares it).
+    expect(core.store.state.quotes.get(tiny.quoteId)!.ruleVersion).toMatchObject({ ruleCode: "topup_in" });
+    const charged = await quote({
+      operationType: "topup_c2b",
+      amountMinor: 100_000,
+      railCode: "sandbox_mobile",
+    });
+    expect(charged).toMatchObject({
+      feeMinor: 10,
+      ruleVersion: { uid: "fsv_topup_in_3", ruleCode: "topup_in", versionNo: 3 },
+    });
+  });
+
   it("refuses with 400 what a movement would refuse with 422 (the spec's list for the route has no 422)", async () => {
     for (const t of ["hold", "wallet_transfer", "ledger_adjustment"]) {
       const r = await refusal(quote({ operationType: t }));

@@ -20,7 +20,7 @@ export interface FeeCharge {
   /** amount + fee + tax: what the wallet is debited. */
   totalMinor: number;
   breakdown: FeeBreakdownLine[];
-  /** null for a zero-fee operation (no schedule applies). */
+  /** The schedule that applied, or null when none does (its components may still all round to 0). */
   schedule: Pick<FeeSchedule, "ruleCode" | "versionNo"> | null;
 }
 

@@ -50,7 +50,9 @@ export const toFeeQuoteView = (q: FeeQuote): FeeQuoteView => ({
   taxMinor: q.taxMinor,
   totalMinor: q.totalMinor,
   breakdown: q.breakdown,
-  ruleVersion: q.ruleVersion,
+  // The spec: "null for a zero-fee operation". Components that all round to zero make one too;
+  // the stored quote keeps the schedule it was computed from (a payout citing it compares it).
+  ruleVersion: q.feeMinor === 0 && q.taxMinor === 0 ? null : q.ruleVersion,
   railCode: q.railCode,
   validUntil: q.validUntil,
 });
