@@ -201,6 +201,35 @@ describe("wallet credits", () => {
     expect(balance.currentMinor).toBe(10_000_000);
   });
 
+  it("refuses (422) a credit whose charges exceed its amount: a credit never takes money out of the wallet", async () => {
+    core.deps.catalog = {
+      ...core.deps.catalog,
+      feeSchedules: [
+        feeSchedule(
+          "wallet_credit",
+          { label: "Credit fee", type: "flat", amountMinor: 100, refundable: false },
+          { label: "VAT", type: "vat", rateBps: 1600, appliesToLabel: "Credit fee", refundable: false },
+        ),
+      ],
+    };
+    await credit(1_000, "cr-funds"); // holds 884
+    const before = core.store.state.operations.size;
+    const e = await refusal(credit(115, "cr-small"));
+    expect([e.code, e.message, e.details]).toEqual([
+      "UnprocessableEntity",
+      "The amount does not cover its charges",
+      [{ field: "amountMinor", issue: "must be at least the charges of 116" }],
+    ]);
+    expect(core.store.state.operations.size).toBe(before);
+    const balance = () => core.run((tx) => getWalletBalance(core.deps, core.ctxFor(acme), tx, walletUid));
+    expect((await balance()).currentMinor).toBe(884);
+    // exactly the charges: the wallet receives nothing and keeps what it had
+    await credit(116, "cr-even");
+    expect((await balance()).currentMinor).toBe(884);
+    // a reused clientReference is still 409 first
+    expect((await refusal(credit(1, "cr-funds"))).code).toBe("Conflict");
+  });
+
   it("refuses a credit above the single transaction limit", async () => {
     expect((await refusal(credit(7_000_001, "big"))).code).toBe("LimitExceeded");
   });

@@ -116,6 +116,26 @@ describe("fee quotes", () => {
     });
   });
 
+  it("refuses (400) to quote a credit or top-up whose charges exceed its amount, as the movement would (422)", async () => {
+    core.deps.catalog.feeSchedules.push({
+      ruleCode: "credit_fee",
+      versionNo: 1,
+      operationType: "wallet_credit",
+      railCode: null,
+      currency: "KES",
+      components: [{ label: "Credit fee", type: "flat", amountMinor: 100, refundable: false }],
+    });
+    const e = await refusal(quote({ operationType: "wallet_credit", amountMinor: 99 }));
+    expect([e.code, e.message, e.details]).toEqual([
+      "InvalidRequest",
+      "The amount does not cover its charges",
+      [{ field: "amountMinor", issue: "must be at least the charges of 100" }],
+    ]);
+    expect((await quote({ operationType: "wallet_credit", amountMinor: 100 })).totalMinor).toBe(200);
+    // outbound: the charges come on top of the amount, so any amount is quoted
+    expect((await quote({ amountMinor: 1, railCode: "sandbox_mobile" })).feeMinor).toBe(2_500);
+  });
+
   it("refuses with 400 what a movement would refuse with 422 (the spec's list for the route has no 422)", async () => {
     for (const t of ["hold", "wallet_transfer", "ledger_adjustment"]) {
       const r = await refusal(quote({ operationType: t }));

@@ -379,20 +379,15 @@ describe("inbound rail payments, expiry and suspense", () => {
       expect((await balance()).currentMinor).toBe(14_000_000);
     });
 
-    it("charges the wallet could not cover", async () => {
-      core.deps.catalog = railsCatalog({
-        feeSchedules: [
-          {
-            ruleCode: "topup_dear",
-            versionNo: 1,
-            operationType: "topup_c2b",
-            railCode: RAIL,
-            currency: "KES",
-            components: [{ label: "Fee", type: "flat", amountMinor: 500, refundable: false }],
-          },
-        ],
-      });
+    it("charges the wallet could not cover (an intent issued before its charges had to fit in its amount)", async () => {
       const i = await intent({ amountMinor: 100 });
+      await core.run(async (tx) => {
+        const op = (await tx.operations.get("acme", i.uid))!;
+        const charges = [
+          { label: "Fee", type: "flat" as const, amountMinor: 500, refundable: false, appliesToLabel: null },
+        ];
+        await tx.operations.update({ ...op, feeMinor: 500, details: { ...op.details, charges } });
+      });
       await expectSuspended(await pay(i), "charges_not_covered", "acme", 100);
     });
   });

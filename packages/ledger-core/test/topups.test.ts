@@ -251,6 +251,29 @@ describe("top-up intents", () => {
     ).toEqual(["at-limit", "fits"]);
   });
 
+  it("refuses (422) an intent whose charges exceed its amount: a top-up never takes money out of the wallet", async () => {
+    core.deps.catalog = railsCatalog({
+      feeSchedules: [
+        {
+          ruleCode: "topup_dear",
+          versionNo: 1,
+          operationType: "topup_c2b",
+          railCode: "sandbox_mobile",
+          currency: "KES",
+          components: [{ label: "Fee", type: "flat", amountMinor: 500, refundable: false }],
+        },
+      ],
+    });
+    const e = await refusal(intent(input({ clientReference: "small", amountMinor: 499 })));
+    expect([e.code, e.details]).toEqual([
+      "UnprocessableEntity",
+      [{ field: "amountMinor", issue: "must be at least the charges of 500" }],
+    ]);
+    expect(topups()).toHaveLength(0);
+    await intent(input({ clientReference: "even", amountMinor: 500 }));
+    expect(topups().map((o) => o.clientReference)).toEqual(["even"]);
+  });
+
   it("issues distinct references to many intents", async () => {
     const refs = new Set<string>();
     for (let i = 0; i < 50; i++)

@@ -1,6 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { emitFirstEvent } from "../events/emit.js";
-import { chargeTransfers } from "../fees/charges.js";
+import { assertAmountCoversCharges, chargeTransfers } from "../fees/charges.js";
 import { chargesFor } from "../fees/fee-engine.js";
 import { accountKeys } from "../ledger/accounts.js";
 import { entriesOf } from "../ledger/journal.js";
@@ -26,8 +26,8 @@ export interface CreditWalletInput {
 
 /**
  * POST /wallet-credits: moves `amountMinor` from the tenant's prefund to the wallet, at once.
- * Refusals: 404 wallet, 409 clientReference reused, 422 currency, status, KYC limits
- * (MaxBalanceExceeded), FundingNotPositioned when the prefund cannot cover it.
+ * Refusals: 404 wallet, 409 clientReference reused, 422 currency, charges above the amount,
+ * status, KYC limits (MaxBalanceExceeded), FundingNotPositioned when the prefund cannot cover it.
  */
 export async function creditWallet(
   deps: CoreDeps,
@@ -65,6 +65,7 @@ export async function creditWallet(
   );
   if (dailyTotalMinor === null) refuseClientReferenceUsed("wallet_credit");
   assertWalletCurrency(wallet, input.currency);
+  assertAmountCoversCharges(charges);
   await assertMovementAllowed(
     tx,
     party,

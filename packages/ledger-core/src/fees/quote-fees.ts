@@ -5,12 +5,16 @@ import { assertPositiveAmount } from "../shared/money.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { assertWalletCurrency, loadWalletParty } from "../wallets/movement.js";
+import { assertAmountCoversCharges } from "./charges.js";
 import type { FeeBreakdownLine } from "./fee-engine.js";
 import { chargesFor, railOperationTypes } from "./fee-engine.js";
 import type { FeeQuote } from "./quote.js";
 
 /** The operation types a quote can be asked for; the other enum values are 400. */
 export const quotableOperationTypes = ["wallet_credit", "wallet_debit", "payout_b2c", "topup_c2b"] as const;
+
+/** The quotable types whose charges the wallet pays out of what it receives. */
+const inboundOperationTypes = ["wallet_credit", "topup_c2b"] as const;
 
 export const QUOTE_VALIDITY_SECONDS = 300;
 
@@ -97,7 +101,17 @@ export async function quoteFees(
     }
     assertWalletCurrency(wallet, input.currency);
     if (railCode !== null) approvedRail(deps, ctx.tenant, railCode);
-    return chargesFor(deps.catalog, input.operationType, wallet.currency, railCode, input.amountMinor);
+    const charges = chargesFor(
+      deps.catalog,
+      input.operationType,
+      wallet.currency,
+      railCode,
+      input.amountMinor,
+    );
+    if ((inboundOperationTypes as readonly string[]).includes(input.operationType)) {
+      assertAmountCoversCharges(charges);
+    }
+    return charges;
   });
   const now = deps.clock.now();
   const quote: FeeQuote = {

@@ -1,4 +1,5 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
+import { assertAmountCoversCharges } from "../fees/charges.js";
 import { chargesFor } from "../fees/fee-engine.js";
 import { accountKeys } from "../ledger/accounts.js";
 import { assertClientReferenceUnused } from "../operations/client-reference.js";
@@ -75,8 +76,9 @@ async function drawIntentReference(
  * POST /topup-intents: issues a 12-digit reference the payer quotes; no money moves until the rail
  * reports a matching payment (`receiveRailPayment`). Refusals, in order: 404 wallet; 409
  * clientReference used by another top-up; 422 currency; the generic 422 for a rail not approved,
- * inactive or not accepting payments; 422 when the customer or wallet cannot receive a credit of
- * this amount now (statuses, then the KYC limits: LimitExceeded, MaxBalanceExceeded).
+ * inactive or not accepting payments; 422 when its charges exceed the amount; 422 when the customer
+ * or wallet cannot receive a credit of this amount now (statuses, then the KYC limits:
+ * LimitExceeded, MaxBalanceExceeded).
  */
 export async function createTopupIntent(
   deps: CoreDeps,
@@ -102,6 +104,7 @@ export async function createTopupIntent(
   const balances = await tx.ledger.balances(wallet.currency, walletKeys);
   // Fixed now so the intent shows what the payment will cost; charged when the payment matches.
   const charges = chargesFor(deps.catalog, "topup_c2b", wallet.currency, rail.code, input.amountMinor);
+  assertAmountCoversCharges(charges);
   await assertMovementAllowed(
     tx,
     party,

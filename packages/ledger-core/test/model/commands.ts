@@ -361,9 +361,9 @@ const creditBody = (q: CreditRequest) => ({
 });
 
 /**
- * DESIGN order: 409 clientReference, 422 currency, status, KYC limits, then the prefund; the
- * wallet pays the credit's charges out of what it receives (InsufficientFunds only when they
- * exceed the amount and what the wallet already holds).
+ * DESIGN order: 409 clientReference, 422 currency, charges above the amount, status, KYC limits,
+ * then the prefund; the wallet pays the credit's charges out of what it receives, so they may not
+ * exceed it (a credit never lowers the wallet).
  */
 const feeAndTax = (type: Parameters<typeof chargesOf>[0], amount: number) => {
   const ch = chargesOf(type, amount);
@@ -376,12 +376,10 @@ function expectCredit(m: Model, q: CreditRequest): ErrorCode | "ok" {
     ? "Conflict"
     : q.currency !== CURRENCY
       ? "CurrencyMismatch"
-      : (movementRefusal(m, q.c, "inbound", q.amount, ch.fee + ch.tax) ??
-        (balanceOf(m, accounts.prefund) < q.amount
-          ? "FundingNotPositioned"
-          : available(m, q.c.walletUid) + q.amount - ch.fee - ch.tax < 0
-            ? "InsufficientFunds"
-            : "ok"));
+      : ch.fee + ch.tax > q.amount
+        ? "UnprocessableEntity"
+        : (movementRefusal(m, q.c, "inbound", q.amount, ch.fee + ch.tax) ??
+          (balanceOf(m, accounts.prefund) < q.amount ? "FundingNotPositioned" : "ok"));
 }
 
 function applyCredit(m: Model, q: CreditRequest, view: View): void {
@@ -814,10 +812,14 @@ class TopupIntent extends Base {
       expiresInSeconds: this.lifetimeSeconds,
       clientReference: ref,
     });
-    // An intent is issued only for a payment the wallet could receive now (statuses, then limits).
+    // An intent is issued only when its charges fit in its amount and for a payment the wallet
+    // could receive now (statuses, then limits).
+    const charges = feeAndTax("topup_c2b", this.amount);
     const expected: ErrorCode | "ok" = clientReferenceUsed(m, "topup_c2b", ref)
       ? "Conflict"
-      : (movementRefusal(m, c, "inbound", this.amount, feeAndTax("topup_c2b", this.amount)) ?? "ok");
+      : charges > this.amount
+        ? "UnprocessableEntity"
+        : (movementRefusal(m, c, "inbound", this.amount, charges) ?? "ok");
     const view = expectOutcome(o, expected);
     if (!view) return;
     const expiresAtMs = m.nowMs + (this.lifetimeSeconds ?? 3_600) * 1_000;
@@ -1491,10 +1493,7 @@ const payoutResultArb = fc
   .tuple(idx, fc.constantFrom("confirmed" as const, "failed" as const, "uncertain" as const))
   .map(([p, o]) => new PayoutResult(p, o));
 const reverseArb = fc.tuple(idx, fc.nat({ max: 3 })).map(([o, applied]) => new Reverse(o, applied === 0));
-/**
- * A top-up's amount: sometimes below its charges (116), which a wallet holding little cannot
- * cover when the payment comes: the intent is then held.
- */
+/** A top-up's amount: sometimes below its charges (116), which refuses the intent (422). */
 const topupAmount = fc.oneof(
   { weight: 5, arbitrary: amount },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 200 }) },
