@@ -473,5 +473,32 @@ describe("customer lifecycle", () => {
       expect((await close()).status).toBe("closed");
       expect((await close()).status).toBe("closed");
     });
+
+    it("closes only a customer whose wallets are empty: 409 while one holds funds; deceased is recorded at once", async () => {
+      await core.run((tx) =>
+        creditWallet(core.deps, ctx(), tx, {
+          walletUid: customer.walletUid,
+          amountMinor: 1,
+          currency: "KES",
+          clientReference: "one",
+        }),
+      );
+      const set = (status: "closed" | "deceased" | "active") =>
+        core.run((tx) => changeCustomerStatus(core.deps, tx, customer.uid, status));
+      const e = await refusal(set("closed"));
+      expect([e.code, e.message]).toEqual([
+        "Conflict",
+        "The customer's wallets still hold funds: move them out (and settle its payouts) before closing it",
+      ]);
+      expect(core.store.state.customers.get(customer.uid)!.status).toBe("active");
+      expect(core.store.state.outbox.filter((x) => x.type === "customer.status_changed")).toEqual([]);
+      // A death is a fact, not a decision: recorded whatever the wallets hold (movements stop).
+      expect((await set("deceased")).status).toBe("deceased");
+      await set("active");
+      const credit = [...core.store.state.operations.values()].find((o) => o.clientReference === "one")!;
+      await core.run((tx) => reverseOperation(core.deps, tx, credit.uid));
+      expect((await set("closed")).status).toBe("closed");
+      expect((await set("closed")).status).toBe("closed");
+    });
   });
 });

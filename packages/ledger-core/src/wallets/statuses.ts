@@ -47,6 +47,18 @@ export async function setWalletStatus(
 }
 
 /**
+ * Whether a wallet (its row locked by the caller) holds funds or a payout's hold. Its accounts are
+ * locked: a movement in flight commits first, and none starts meanwhile.
+ */
+async function holdsFunds(tx: Tx, wallet: Wallet): Promise<boolean> {
+  const balances = await tx.ledger.lockAccounts(wallet.currency, [
+    accountKeys.wallet(wallet.uid),
+    accountKeys.walletHold(wallet.uid),
+  ]);
+  return [...balances.values()].some((b) => b !== 0);
+}
+
+/**
  * Operator: PATCH /admin/wallets/{uid}. Closing needs an empty wallet (409 otherwise): nothing
  * moves into or out of a closed wallet, so money left in it (or held for a payout in flight)
  * would be stuck there.
@@ -57,25 +69,21 @@ export async function changeWalletStatus(deps: CoreDeps, tx: Tx, walletUid: stri
   // Locked and read again: the change is decided on the status as it is now, and a second change
   // at once waits for this one (its answer then is what the wallet ends as).
   const wallet = (await tx.wallets.getForUpdate(found.tenantId, walletUid)) ?? notFound("Wallet");
-  if (status === "closed" && wallet.status !== "closed") {
-    // The wallet's accounts locked: a movement in flight commits first, and none starts meanwhile.
-    const balances = await tx.ledger.lockAccounts(wallet.currency, [
-      accountKeys.wallet(wallet.uid),
-      accountKeys.walletHold(wallet.uid),
-    ]);
-    if ([...balances.values()].some((b) => b !== 0)) {
-      refuse(
-        "Conflict",
-        "The wallet still holds funds: move them out (and settle its payouts) before closing it",
-      );
-    }
+  if (status === "closed" && wallet.status !== "closed" && (await holdsFunds(tx, wallet))) {
+    refuse(
+      "Conflict",
+      "The wallet still holds funds: move them out (and settle its payouts) before closing it",
+    );
   }
   const tenant = (await tx.tenants.get(wallet.tenantId)) ?? notFound("Tenant");
   const updated = await setWalletStatus(deps, tx, tenant, wallet, status, iso(deps.clock.now()));
   return { uid: updated.uid, customerUid: updated.customerUid, status: updated.status };
 }
 
-/** Operator: PATCH /admin/customers/{uid}. */
+/**
+ * Operator: PATCH /admin/customers/{uid}. Closing needs the customer's wallets empty (409
+ * otherwise), for the reason a wallet's closing does; `deceased` is recorded whatever they hold.
+ */
 export async function changeCustomerStatus(
   deps: CoreDeps,
   tx: Tx,
@@ -92,8 +100,18 @@ export async function changeCustomerStatus(
     // movements in flight share-lock their wallet until they commit, so this change is answered
     // only after them, and a movement starting meanwhile waits, then reads the changed customer
     // (`wallets.getWithCustomer`). No movement commits after a suspension was answered.
-    for (const wallet of await tx.wallets.listByCustomer(tenant.id, customer.uid)) {
-      await tx.wallets.getForUpdate(tenant.id, wallet.uid);
+    const wallets: Wallet[] = [];
+    for (const listed of await tx.wallets.listByCustomer(tenant.id, customer.uid)) {
+      wallets.push((await tx.wallets.getForUpdate(tenant.id, listed.uid)) ?? listed);
+    }
+    // Their accounts after all the wallet rows, as every movement locks a row before accounts.
+    let funded = false;
+    for (const wallet of status === "closed" ? wallets : []) funded ||= await holdsFunds(tx, wallet);
+    if (funded) {
+      refuse(
+        "Conflict",
+        "The customer's wallets still hold funds: move them out (and settle its payouts) before closing it",
+      );
     }
     await tx.customers.setStatus(tenant.id, customer.uid, status);
     if (customerEventStatuses.includes(status)) {
