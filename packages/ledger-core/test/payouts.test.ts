@@ -16,6 +16,7 @@ import {
   chargesFor,
   createPayout,
   creditWallet,
+  entriesOf,
   fundPrefund,
   getOperationDetail,
   getReceipt,
@@ -690,6 +691,37 @@ describe("payouts", () => {
       // The rail repeating its confirmation changes nothing (a reversal presupposes it).
       expect((await report(op.uid, "confirmed")).state).toBe("reversed");
       expect(journalsOf(op.uid).map((j) => j.kind)).toEqual(["payout_hold", "payout_settle", "reversal"]);
+      await balanced();
+    });
+
+    it("422 when it would take a wallet's current balance (available + held) past 2^53 - 1", async () => {
+      const first = await payout(request({ clientReference: "max-1" }));
+      await report(first.uid, "confirmed");
+      await payout(request({ clientReference: "max-2" })); // in flight: AMOUNT held
+      // Top the wallet up from the rail's clearing (as top-ups would) so available + held = 2^53 - 1.
+      const topUp = Number.MAX_SAFE_INTEGER - AMOUNT - (await balance()).availableMinor;
+      await core.run((tx) =>
+        tx.ledger.post({
+          uid: "jrn_stage",
+          tenantId: "acme",
+          operationUid: "op_stage",
+          currency: "KES",
+          kind: "stage",
+          createdAt: "2026-11-22T10:00:00.000Z",
+          entries: entriesOf([
+            { from: `rail:${RAIL}:clearing`, to: `wallet:${walletUid}`, amountMinor: topUp, label: "stage" },
+          ]),
+        }),
+      );
+      expect((await balance()).currentMinor).toBe(Number.MAX_SAFE_INTEGER);
+      const e = await refusal(reverse(first.uid));
+      expect([e.code, e.message]).toEqual([
+        "UnprocessableEntity",
+        "The reversal would take the wallet's balance past 2^53 - 1 minor units, the largest amount the ledger holds",
+      ]);
+      expect(core.store.state.operations.get(first.uid)!.state).toBe("completed");
+      expect(journalsOf(first.uid).map((j) => j.kind)).toEqual(["payout_hold", "payout_settle"]);
+      expect((await balance()).currentMinor).toBe(Number.MAX_SAFE_INTEGER);
       await balanced();
     });
 

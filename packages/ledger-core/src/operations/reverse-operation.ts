@@ -38,6 +38,27 @@ async function reopenAppliedSuspense(tx: Tx, op: Operation): Promise<void> {
 }
 
 /**
+ * Refuses (422) a reversal after which a wallet's current balance (available + held) would pass
+ * 2^53 - 1: each account stays within range by itself (the posting checks that), but their sum is
+ * what the balance reads show, and a reversal is bound by no KYC maximum. Exact, in BigInt.
+ */
+function assertWalletsInRange(op: Operation, locked: ReadonlyMap<string, number>, entries: Entry[]): void {
+  for (const walletUid of [op.sourceWalletUid, op.destinationWalletUid]) {
+    if (walletUid === null) continue;
+    const keys = [accountKeys.wallet(walletUid), accountKeys.walletHold(walletUid)];
+    let current = 0n;
+    for (const key of keys) current += BigInt(locked.get(key) ?? 0);
+    for (const e of entries) if (keys.includes(e.accountKey)) current += BigInt(e.amountMinor);
+    if (current > BigInt(Number.MAX_SAFE_INTEGER)) {
+      refuse(
+        "UnprocessableEntity",
+        "The reversal would take the wallet's balance past 2^53 - 1 minor units, the largest amount the ledger holds",
+      );
+    }
+  }
+}
+
+/**
  * Operator reversal (DESIGN.md section 3: "An operator reversal of a completed operation moves it
  * to `reversed` with a reversing journal"): whatever the operation's journals moved, net per
  * account, goes back where it came from in one journal of kind `reversal` (charges included), and
@@ -79,6 +100,7 @@ export async function reverseOperation(
     entries.push({ accountKey, amountMinor: -moved, label: "reversal" });
   }
   invariant(entries.length >= 2, "a completed operation moved money");
+  assertWalletsInRange(op, locked, entries);
 
   const at = iso(deps.clock.now());
   if (op.provider !== null) op.provider = { ...op.provider, state: "reversed", lastUpdatedAt: at };
