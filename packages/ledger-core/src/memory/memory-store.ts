@@ -232,6 +232,24 @@ export function createMemoryStore(): MemoryStore {
     if (list) log.replace(s.timeline, e.operationUid, list, list.concat(event));
     else log.add(s.timeline, e.operationUid, event);
   };
+  /**
+   * The whole timeline of an operation just inserted, in one list and one entry: what appending
+   * its events one by one leaves behind, without reading back and replacing a list per event.
+   */
+  const insertTimeline = (uid: string, events: readonly TimelineEvent[]) => {
+    const n = events.length;
+    let whole = n > 0 && !s.timeline.has(uid);
+    for (let i = 0; whole && i < n; i++)
+      whole = events[i]!.operationUid === uid && events[i]!.sequenceNo === i;
+    // Anything else (events of another operation, numbers out of order): one by one, as before.
+    if (!whole) {
+      for (const e of events) appendTimelineEvent(e);
+      return;
+    }
+    const list = new Array<TimelineEvent>(n);
+    for (let i = 0; i < n; i++) list[i] = copyTimelineEvent(events[i]!);
+    log.add(s.timeline, uid, list);
+  };
   const walletOf = (tenantId: string, uid: string) => {
     const w = s.wallets.get(uid);
     return w && w.tenantId === tenantId ? copyWallet(w) : null;
@@ -454,7 +472,7 @@ export function createMemoryStore(): MemoryStore {
       appendTimeline: async (e) => appendTimelineEvent(e),
       insertWithTimeline: async (op, timeline) => {
         insertOperation(op);
-        for (const e of timeline) appendTimelineEvent(e);
+        insertTimeline(op.uid, timeline);
       },
       timeline: async (uid) => (s.timeline.get(uid) ?? []).map(copyTimelineEvent),
       timelineLength: async (uid) => s.timeline.get(uid)?.length ?? 0,

@@ -20,6 +20,14 @@ const zero: DayTotal = { inbound: 0, outbound: 0, both: 0, exact: true };
 const canonicalInstant = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const canonicalMidnight = /^\d{4}-\d\d-\d\dT00:00:00\.000Z$/;
 
+const isDigit = (c: number) => c >= 48 && c <= 57;
+/** Whether characters 20-23 of a 24-character instant are three digits and `Z`. */
+const isMillisZ = (t: string) =>
+  isDigit(t.charCodeAt(20)) &&
+  isDigit(t.charCodeAt(21)) &&
+  isDigit(t.charCodeAt(22)) &&
+  t.charCodeAt(23) === 90;
+
 /** Counted by `sumForWallet`: accepted movements, i.e. funds moved and not failed. */
 export const countsTowardLimits = (op: Operation): boolean =>
   op.state !== "failed" && op.fundsMovedAt !== null;
@@ -35,8 +43,16 @@ export class WalletDayTotals {
   private readonly days = new Map<string, Map<string, DayTotal>>();
   /** Counted operations per wallet whose fundsMovedAt has no canonical day: that wallet is scanned. */
   private readonly irregular = new Map<string, number>();
-  /** The last `sinceIso` found to be a canonical midnight. */
+  /** The last `sinceIso` found to be a canonical midnight, and its day (`YYYY-MM-DD`). */
   private lastMidnight = "";
+  private lastMidnightDay = "";
+  /**
+   * The second (`YYYY-MM-DDTHH:mm:ss.`) of the last canonical instant counted, and its day: an
+   * instant of the same second is canonical when its last four characters are `dddZ`, and its day
+   * is that one (the same string, hashed once), without the regular expression and a new slice.
+   */
+  private lastSecond = "";
+  private lastSecondDay = "";
 
   constructor(private readonly log: UndoLog) {}
 
@@ -67,7 +83,7 @@ export class WalletDayTotals {
     if (!this.isMidnight(sinceIso) || (this.irregular.get(walletUid) ?? 0) > 0) return null;
     const days = this.days.get(walletUid);
     if (days === undefined) return 0;
-    const since = sinceIso.slice(0, 10);
+    const since = this.lastMidnightDay;
     let total = 0;
     for (const [day, t] of days) {
       if (day < since) continue;
@@ -83,6 +99,7 @@ export class WalletDayTotals {
     if (sinceIso === this.lastMidnight) return true;
     if (!canonicalMidnight.test(sinceIso)) return false;
     this.lastMidnight = sinceIso;
+    this.lastMidnightDay = sinceIso.slice(0, 10);
     return true;
   }
 
@@ -93,15 +110,30 @@ export class WalletDayTotals {
     if (destination !== null && destination !== source) this.add(destination, op, sign);
   }
 
+  /** The UTC day of a canonical instant (see `canonicalInstant`), else null. */
+  private dayOf(instant: string): string | null {
+    if (
+      instant.length === 24 &&
+      this.lastSecond !== "" &&
+      instant.startsWith(this.lastSecond) &&
+      isMillisZ(instant)
+    ) {
+      return this.lastSecondDay;
+    }
+    if (!canonicalInstant.test(instant)) return null;
+    this.lastSecond = instant.slice(0, 20);
+    this.lastSecondDay = instant.slice(0, 10);
+    return this.lastSecondDay;
+  }
+
   /** `op` counts (so its fundsMovedAt is set). */
   private add(walletUid: string, op: Operation, sign: 1 | -1): void {
-    const movedAt = op.fundsMovedAt as string;
-    if (!canonicalInstant.test(movedAt)) {
+    const day = this.dayOf(op.fundsMovedAt as string);
+    if (day === null) {
       this.log.set(this.irregular, walletUid, (this.irregular.get(walletUid) ?? 0) + sign);
       return;
     }
     const days = this.log.ensure(this.days, walletUid, newDays);
-    const day = movedAt.slice(0, 10);
     const t = days.get(day) ?? zero;
     const amount = sign * op.amountMinor;
     const inbound = op.destinationWalletUid === walletUid ? t.inbound + amount : t.inbound;
