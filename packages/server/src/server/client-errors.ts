@@ -42,7 +42,7 @@ function answerOf(
     return {
       status: 431,
       reason: "Request Header Fields Too Large",
-      body: { error: "InvalidRequest", message: "The request headers are too large" },
+      body: { error: "RequestHeaderFieldsTooLarge", message: "The request headers are too large" },
     };
   }
   return {

@@ -147,7 +147,18 @@ function expectRefused(a: RawAnswer, what: string, allowed: number[]) {
       .sort(),
     what,
   ).toEqual(["error", "message"]);
+  // The code names the status, as everywhere else.
+  expect(body.error, what).toBe(errorCodeOf[a.status]);
 }
+
+const errorCodeOf: Record<number, string> = {
+  400: "InvalidRequest",
+  401: "Unauthorized",
+  404: "NotFound",
+  408: "RequestTimeout",
+  413: "PayloadTooLarge",
+  431: "RequestHeaderFieldsTooLarge",
+};
 
 describe("raw-socket attacks on the real server", () => {
   it("a well-formed raw request works (the baseline the attacks change)", async () => {
