@@ -11,6 +11,7 @@ export const walletErrorCodes = [
   "IdempotencyKeyInUse",
   "PayloadTooLarge",
   "RequestTimeout",
+  "RequestHeaderFieldsTooLarge",
   "FundingNotPositioned",
   "InsufficientFunds",
   "LimitExceeded",
