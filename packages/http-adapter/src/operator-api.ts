@@ -3,6 +3,7 @@ import type { ApiDeps } from "./app/api-deps.js";
 import { resolveLimits } from "./app/api-deps.js";
 import { applyCommon } from "./app/common.js";
 import type { AppEnv } from "./app/env.js";
+import { notFoundHandler } from "./errors/error-response.js";
 import { readBody } from "./middleware/read-body.js";
 import { requireAdminToken } from "./middleware/require-admin-token.js";
 import { operatorCustomerRoutes } from "./operator/customer-routes.js";
@@ -34,7 +35,11 @@ export const operatorRouteList: readonly RouteEntry[] = [
 export function createOperatorApi(deps: ApiDeps): Hono<AppEnv> {
   const app = applyCommon(new Hono<AppEnv>(), deps);
   if (deps.adminToken === null) return app;
-  const guards = [readBody(resolveLimits(deps).bodyBytesMax), requireAdminToken(deps.adminToken)];
-  mountRoutes(app, operatorRouteList, { deps, prefix: OPERATOR_API_BASE, guards: () => guards });
+  const body = readBody(resolveLimits(deps).bodyBytesMax);
+  const token = requireAdminToken(deps.adminToken);
+  mountRoutes(app, operatorRouteList, { deps, prefix: OPERATOR_API_BASE, guards: () => [body, token] });
+  // An unknown route or method is 404 to the operator only, as on the tenant API.
+  const unknownRoute = notFoundHandler();
+  for (const path of ["/", "/*"]) app.all(path, body, token, (c) => unknownRoute(c));
   return app;
 }

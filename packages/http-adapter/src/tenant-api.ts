@@ -7,6 +7,7 @@ import type { AppEnv } from "./app/env.js";
 import { creditRoutes } from "./credits/routes.js";
 import { customerRoutes } from "./customers/routes.js";
 import { debitRoutes } from "./debits/routes.js";
+import { notFoundHandler } from "./errors/error-response.js";
 import { feeRoutes } from "./fees/routes.js";
 import { identifierRoutes } from "./identifiers/routes.js";
 import { kycVersionRoutes } from "./kyc-versions/routes.js";
@@ -77,6 +78,12 @@ export function createTenantApi(deps: ApiDeps): Hono<AppEnv> {
           : [body, auth, limit, ...(entry.scopes.length > 0 ? [requireScope(...entry.scopes)] : [])],
     });
     app.route("/", group);
+  }
+  // Every tenant request but GET /health authenticates (spec), an unknown route or method too: a
+  // caller who cannot call the API learns nothing of its routes (401), one who can gets the 404.
+  const unknownRoute = notFoundHandler();
+  for (const path of ["/", "/*"]) {
+    app.all(path, body, auth, (c) => unknownRoute(c));
   }
   return app;
 }

@@ -110,10 +110,17 @@ describe("operator API (/api/v1/admin)", () => {
     expect(await (await h.admin("GET", `${ADMIN}/audit`)).json()).toEqual({ data: [] });
   });
 
-  it("unknown operator routes are 404 with the body", async () => {
-    const res = await h.admin("GET", `${ADMIN}/nope`);
-    expect(res.status).toBe(404);
-    expect(res.headers.get("X-Request-Id")).toBeTruthy();
+  it("unknown operator routes are 404 with the body, after the token (401 without it)", async () => {
+    for (const [method, path] of [
+      ["GET", `${ADMIN}/nope`],
+      ["DELETE", `${ADMIN}/tenants/acme`],
+      ["GET", ADMIN],
+    ] as const) {
+      const res = await h.admin(method, path);
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.headers.get("X-Request-Id")).toBeTruthy();
+      expect((await h.app.request(path, { method })).status, `${method} ${path} without token`).toBe(401);
+    }
   });
 });
 

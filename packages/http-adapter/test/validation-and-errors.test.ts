@@ -369,16 +369,25 @@ describe("limits, request ids and failures", () => {
     }
   });
 
-  it("unknown routes and wrong methods are 404 with the error body", async () => {
-    for (const [method, path] of [
+  it("unknown routes and wrong methods are 404 with the error body; under the tenant API, to an authenticated caller only", async () => {
+    const tenantTargets = [
       ["GET", `${TENANT}/nope`],
       ["DELETE", `${TENANT}/customers/cus_1`],
       ["PUT", `${TENANT}/wallet-credits`],
-      ["GET", "/"],
-      ["GET", "/api/v1/other"],
-    ] as const) {
-      const res = await h.app.request(path, { method });
-      expect(res.status, `${method} ${path}`).toBe(404);
+      ["POST", `${TENANT}/health`],
+      ["GET", TENANT],
+    ] as const;
+    for (const [method, path] of tenantTargets) {
+      // Unsigned: every tenant request but GET /health authenticates (spec), unknown ones too.
+      const unsigned = await h.app.request(path, { method });
+      expect(unsigned.status, `${method} ${path}`).toBe(401);
+      const signed = await h.call(acme, method, path);
+      expect(signed.status, `${method} ${path} signed`).toBe(404);
+      expect(await signed.json()).toEqual({ error: "NotFound", message: "Route not found" });
+    }
+    for (const path of ["/", "/api/v1/other"]) {
+      const res = await h.app.request(path);
+      expect(res.status, path).toBe(404);
       expect(await res.json()).toEqual({ error: "NotFound", message: "Route not found" });
     }
   });
