@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { decodeSignature, SignatureVerifier } from "../src/auth/signature-verifier.js";
 import { canonicalRequest, errorStatus, IpAllowlist, rawPathAndQuery } from "../src/index.js";
 import { TokenBuckets } from "../src/rate-limit/token-bucket.js";
-import { jsonPath } from "../src/validation/validate.js";
+import { jsonPath } from "../src/validation/json-path.js";
 
 const vectors = JSON.parse(
   readFileSync(new URL("../../../docs/vectors/request-signing.json", import.meta.url), "utf8"),

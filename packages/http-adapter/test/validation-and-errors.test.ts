@@ -173,6 +173,30 @@ describe("request validation: strict, with JSON paths", () => {
     expect(res.status).toBe(400);
   });
 
+  it("400 for a key twice in one object and for an amount written with a fraction or exponent", async () => {
+    const credit = (rawBody: string) => h.call(acme, "POST", CREDITS, { rawBody });
+    const twice = await credit(
+      '{"walletUid":"wal_1","amountMinor":1,"currency":"KES","clientReference":"c","amountMinor":250}',
+    );
+    expect(twice.status).toBe(400);
+    expect(await errorOf(twice)).toEqual({
+      error: "InvalidRequest",
+      message: "The request body is invalid",
+      details: [{ field: "amountMinor", issue: "appears twice in its object" }],
+    });
+    for (const amount of ["1e2", "100.0", "1.0000000000000001"]) {
+      const res = await credit(
+        `{"walletUid":"wal_1","amountMinor":${amount},"currency":"KES","clientReference":"c"}`,
+      );
+      await expect400(res, "amountMinor", "must be an integer written without a fraction or exponent");
+    }
+    // Free-form metadata is the client's: any number, any key name.
+    const ok = await credit(
+      '{"walletUid":"wal_1","amountMinor":100,"currency":"KES","clientReference":"c","metadata":{"priceMinor":1.5}}',
+    );
+    expect(ok.status).toBe(404); // past validation: the wallet is unknown
+  });
+
   it("400 for invalid JSON, an empty body and invalid UTF-8", async () => {
     const invalid = await h.call(acme, "POST", CREDITS, { rawBody: "{not json" });
     expect(invalid.status).toBe(400);

@@ -1,6 +1,8 @@
 import { type ErrorDetail, isStorableText } from "@wallet/ledger-core";
 import * as v from "valibot";
 import { invalidRequest } from "../errors/http-error.js";
+import { jsonPath } from "./json-path.js";
+import { jsonTextProblem } from "./json-text.js";
 
 /** Past this many issues the rest are dropped: a hostile body must not produce a huge answer. */
 const DETAILS_MAX = 20;
@@ -87,36 +89,6 @@ export function validateBody<S extends v.GenericSchema>(schema: S, value: unknow
   return validateInput(schema, value, "body");
 }
 
-/** How many characters of a key a 400 names: a client's keys are echoed, never at any length. */
-const KEY_SHOWN_MAX = 100;
-
-/** `key`, or its first `KEY_SHOWN_MAX` characters (code points, not UTF-16 units) and `…`. */
-function shownKey(key: string): string {
-  if (key.length <= KEY_SHOWN_MAX) return key;
-  let out = "";
-  let n = 0;
-  for (const ch of key) {
-    if (n === KEY_SHOWN_MAX) return `${out}…`;
-    out += ch;
-    n++;
-  }
-  return out;
-}
-
-/**
- * `[{key:"identifiers"},{key:0},{key:"value"}]` -> `identifiers[0].value`. Each key is shown up to
- * 100 characters: an unknown key is the client's text, and a 1 MiB body of them must not come back
- * as a 1 MiB answer.
- */
-export function jsonPath(path: readonly { key: unknown }[]): string {
-  let out = "";
-  for (const { key } of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else out += out === "" ? shownKey(String(key)) : `.${shownKey(String(key))}`;
-  }
-  return out;
-}
-
 /**
  * Parses the body bytes as JSON: 400 for invalid UTF-8 or JSON. An empty body is `undefined`, which
  * a route with a body schema then refuses.
@@ -129,9 +101,13 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   } catch {
     throw invalidRequest("The request body is not valid UTF-8");
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw invalidRequest("The request body is not valid JSON");
   }
+  const problem = jsonTextProblem(text);
+  if (problem !== null) throw invalidRequest("The request body is invalid", [problem]);
+  return value;
 }
