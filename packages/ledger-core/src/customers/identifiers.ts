@@ -3,6 +3,7 @@ import { assertOneOf, notFound, refuse } from "../shared/errors.js";
 import { assertStorableStrings } from "../shared/text.js";
 import { iso, storedInstant } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
+import { lockCustomerWallets } from "../wallets/lock-customer-wallets.js";
 import type { Customer, Identifier, VerificationStatus } from "./model.js";
 import { verificationStatuses } from "./model.js";
 import type { IdentifierInput } from "./records.js";
@@ -92,6 +93,10 @@ export async function updateIdentifier(
   const customer = await lockCustomer(tx, ctx, customerUid);
   const current = await tx.identifiers.get(ctx.tenant.id, identifierUid);
   if (!current || current.customerUid !== customer.uid) return notFound("Identifier");
+  // A payout reads its destination (and an assertion its identifier) under its wallet's lock: with
+  // the wallets locked here, one in flight commits before this change is answered, and one
+  // starting meanwhile reads the change (no payout to an identifier after its revocation returned).
+  await lockCustomerWallets(tx, ctx.tenant.id, customer.uid);
   const verifiedAt =
     input.verifiedAt === null ? null : storedInstant(input.verifiedAt, "verifiedAt", "upper");
   const validTo = input.validTo === undefined ? undefined : storedInstant(input.validTo, "validTo", "upper");

@@ -7,6 +7,7 @@ import { assertOneOf, notFound, refuse } from "../shared/errors.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Tenant } from "../tenants/model.js";
+import { lockCustomerWallets } from "./lock-customer-wallets.js";
 import type { Wallet, WalletStatus } from "./model.js";
 import { walletStatuses } from "./model.js";
 
@@ -96,14 +97,9 @@ export async function changeCustomerStatus(
   const customer = (await tx.customers.getForUpdate(found.tenantId, customerUid)) ?? notFound("Customer");
   const tenant = (await tx.tenants.get(customer.tenantId)) ?? notFound("Tenant");
   if (customer.status !== status) {
-    // The customer's wallets locked too (after the customer, as a KYC decision locks them):
-    // movements in flight share-lock their wallet until they commit, so this change is answered
-    // only after them, and a movement starting meanwhile waits, then reads the changed customer
-    // (`wallets.getWithCustomer`). No movement commits after a suspension was answered.
-    const wallets: Wallet[] = [];
-    for (const listed of await tx.wallets.listByCustomer(tenant.id, customer.uid)) {
-      wallets.push((await tx.wallets.getForUpdate(tenant.id, listed.uid)) ?? listed);
-    }
+    // The customer's wallets locked too (`lockCustomerWallets`): no movement commits after a
+    // suspension was answered, and one starting meanwhile reads the changed customer.
+    const wallets = await lockCustomerWallets(tx, tenant.id, customer.uid);
     // Their accounts after all the wallet rows, as every movement locks a row before accounts.
     let funded = false;
     for (const wallet of status === "closed" ? wallets : []) funded ||= await holdsFunds(tx, wallet);

@@ -1,7 +1,7 @@
-import { changeCustomerStatus, fundPrefund, setMandateStatus } from "@wallet/ledger-core";
+import { changeCustomerStatus, fundPrefund, setMandateStatus, updateIdentifier } from "@wallet/ledger-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { assertionFor, mandateAgreement, send } from "../../../ledger-core/test/model/requests.js";
-import { CURRENCY, TENANT_ID } from "../../../ledger-core/test/model/world.js";
+import { CURRENCY, RAIL, TENANT_ID } from "../../../ledger-core/test/model/world.js";
 import {
   creditBody,
   firstStopsAt,
@@ -22,7 +22,9 @@ import {
  *   again under the wallet's lock, so one that starts meanwhile sees the change;
  * - a customer's status change locks the customer's wallets, so it waits for the movements in
  *   flight, and a movement reads its customer by a statement of its own after its wallet's lock
- *   (`wallets.getWithCustomer`), so one that starts meanwhile sees the change.
+ *   (`wallets.getWithCustomer`), so one that starts meanwhile sees the change;
+ * - a change to an identifier (a revocation) locks the customer's wallets too, so it waits for a
+ *   payout in flight to it, and a payout that starts meanwhile reads the revoked destination.
  */
 const pgUrl = postgresUrlFor("status change races");
 
@@ -169,5 +171,59 @@ describe.skipIf(pgUrl === null)("status changes against movements in flight (Pos
       send(suite.real, "credit", `status-race-credit-b-${walletUid}`, creditBody(walletUid, 1_000, "b")),
     );
     expect([suspend, outcomeOf(credit)]).toEqual(["ok", "CustomerNotActive"]);
+  });
+
+  /** The customer's msisdn identifier (the payouts' destination) and a payout body to it. */
+  async function payoutTo(customerUid: string, walletUid: string, ref: string) {
+    const { rows } = await suite.sql.query(
+      "select uid from identifiers where customer_uid = $1 and type = 'msisdn'",
+      [customerUid],
+    );
+    const identifierUid = rows[0].uid as string;
+    const clientReference = `payout-race-${ref}-${walletUid}`;
+    const body = JSON.stringify({
+      walletUid,
+      destinationIdentifierUid: identifierUid,
+      amountMinor: 1_000,
+      currency: CURRENCY,
+      railCode: RAIL,
+      clientReference,
+      assertion: assertionFor(suite.real, `payout-race-session-${ref}-${walletUid}`, customerUid, {
+        walletUid,
+        amountMinor: 1_000,
+        target: identifierUid,
+        clientReference,
+      }),
+    });
+    const payout = () => send(suite.real, "payout", clientReference, body);
+    const revocation = operator((tx) =>
+      updateIdentifier(suite.real.deps, suite.real.ctx, tx, customerUid, identifierUid, {
+        verificationStatus: "revoked",
+        verifiedAt: null,
+      }),
+    );
+    return { payout, revocation };
+  }
+
+  it("a revocation of a payout's destination waits for the payout in flight, and is answered after it", async () => {
+    const { customerUid, walletUid } = await customerWithMandate();
+    const { payout, revocation } = await payoutTo(customerUid, walletUid, "a");
+    const order: string[] = [];
+    const [paid, revoked] = await firstStopsAt(
+      suite.url,
+      "operations",
+      settles(order, "payout", payout),
+      settles(order, "revoke", revocation),
+    );
+    expect([outcomeOf(paid), revoked]).toEqual(["ok", "ok"]);
+    expect(order).toEqual(["payout", "revoke"]);
+  });
+
+  it("a payout that starts while its destination's revocation runs waits for it, then is refused", async () => {
+    const { customerUid, walletUid } = await customerWithMandate();
+    const { payout, revocation } = await payoutTo(customerUid, walletUid, "b");
+    // The revocation stops at updating the identifier, the customer's wallets locked.
+    const [revoked, paid] = await firstStopsAt(suite.url, "identifiers", revocation, payout);
+    expect([revoked, outcomeOf(paid)]).toEqual(["ok", "UnprocessableEntity"]);
   });
 });

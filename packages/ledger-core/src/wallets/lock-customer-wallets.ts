@@ -1,0 +1,17 @@
+import type { Tx } from "../store/unit-of-work.js";
+import type { Wallet } from "./model.js";
+
+/**
+ * The customer's wallets, each locked for update and read again, for a change to the customer
+ * that movements read (its status, an identifier a payout pays to). Call after locking the
+ * customer (the one order: customer, then wallets). Movements share-lock their wallet before they
+ * read the customer or its identifiers, so those in flight commit before the change is answered,
+ * and those starting meanwhile wait, then read the change.
+ */
+export async function lockCustomerWallets(tx: Tx, tenantId: string, customerUid: string): Promise<Wallet[]> {
+  const locked: Wallet[] = [];
+  for (const listed of await tx.wallets.listByCustomer(tenantId, customerUid)) {
+    locked.push((await tx.wallets.getForUpdate(tenantId, listed.uid)) ?? listed);
+  }
+  return locked;
+}
