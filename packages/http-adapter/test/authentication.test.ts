@@ -83,6 +83,16 @@ describe("authentication (spec, Authentication): every failure is one identical 
     await expectAuthenticated(await h.call(acme, "GET", PROBE, { timestamp: String(now + 300) }));
   });
 
+  it("measures the skew in whole seconds, as the timestamp is: the window is the same both ways within a second", async () => {
+    const seconds = Math.floor(new Date(START).getTime() / 1000) + 10;
+    h.clock.set(new Date(seconds * 1000 + 999));
+    const at = (ts: number) => ({ timestamp: String(ts), advanceClock: false }) as const;
+    await expectAuthenticated(await h.call(acme, "GET", PROBE, at(seconds - 300)));
+    await expectAuthenticated(await h.call(acme, "GET", PROBE, at(seconds + 300)));
+    await expectUnauthorized(await h.call(acme, "GET", PROBE, at(seconds - 301)));
+    await expectUnauthorized(await h.call(acme, "GET", PROBE, at(seconds + 301)));
+  });
+
   it("refuses a millisecond timestamp and one that is not digits only", async () => {
     h.clock.advanceMs(1000);
     const seconds = Math.floor(h.clock.now().getTime() / 1000);
@@ -176,14 +186,16 @@ describe("authentication (spec, Authentication): every failure is one identical 
   });
 
   it("refuses the replay of a signature dated at the edge of the skew, up to the last instant it is acceptable", async () => {
-    // Dated 300 s ahead: acceptable from now until now + 600 s inclusive.
+    // Dated 300 s ahead: acceptable from now until the last millisecond of second now + 600.
     const nowSeconds = Math.floor(new Date(START).getTime() / 1000) + 5;
     h.clock.set(new Date(nowSeconds * 1000));
     const opts = { timestamp: String(nowSeconds + 300), advanceClock: false } as const;
     await expectAuthenticated(await h.call(acme, "GET", PROBE, opts));
     h.clock.set(new Date((nowSeconds + 600) * 1000));
     await expectUnauthorized(await h.call(acme, "GET", PROBE, opts));
-    h.clock.set(new Date((nowSeconds + 600) * 1000 + 1));
+    h.clock.set(new Date((nowSeconds + 601) * 1000 - 1));
+    await expectUnauthorized(await h.call(acme, "GET", PROBE, opts));
+    h.clock.set(new Date((nowSeconds + 601) * 1000));
     await expectUnauthorized(await h.call(acme, "GET", PROBE, opts));
   });
 

@@ -46,7 +46,11 @@ export function authenticate(
     if (!apiKey || !kid || !timestamp || !signatureText) throw unauthorized();
     if (!TIMESTAMP_FORMAT.test(timestamp)) throw unauthorized();
     const nowMs = deps.core.clock.now().getTime();
-    if (Math.abs(nowMs / 1000 - Number(timestamp)) > limits.timestampSkewSecondsMax) throw unauthorized();
+    // In whole seconds, as the timestamp is: a timestamp 300 s behind the current second is as
+    // acceptable as one 300 s ahead (in milliseconds, the first would be 300.x s off).
+    if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > limits.timestampSkewSecondsMax) {
+      throw unauthorized();
+    }
     const signature = decodeSignature(signatureText);
     if (signature === null) throw unauthorized();
 
@@ -63,8 +67,9 @@ export function authenticate(
 
     const now = new Date(nowMs);
     // Remembered at least until the timestamp leaves the skew window (a signature dated 300 s
-    // ahead is still acceptable 600 s from now, at that very millisecond), and for the window.
-    const acceptableUntilMs = (Number(timestamp) + limits.timestampSkewSecondsMax) * 1000;
+    // ahead is still acceptable to the last millisecond of the second 600 s from now), and for
+    // the window.
+    const acceptableUntilMs = (Number(timestamp) + limits.timestampSkewSecondsMax + 1) * 1000 - 1;
     const rememberUntil = new Date(
       Math.max(acceptableUntilMs + 1, addSeconds(now, limits.replayWindowSeconds).getTime()),
     );
