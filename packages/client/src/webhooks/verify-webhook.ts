@@ -254,7 +254,8 @@ export function verifyWebhook(
   if (!/^\d{1,12}$/.test(timestamp))
     return fail("malformed_header", "X-Webhook-Timestamp is not epoch seconds");
   if (!/^[0-9a-fA-F]{64}$/.test(signature)) return fail("malformed_header", "X-Webhook-Signature is not hex");
-  if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) {
+  // In whole seconds, as the timestamp is: 300 s behind the current second is as fresh as 300 s ahead.
+  if (Math.abs(Math.floor(nowSeconds) - Number(timestamp)) > toleranceSeconds) {
     return fail("stale_timestamp", "X-Webhook-Timestamp is outside the tolerance");
   }
 
