@@ -405,28 +405,23 @@ describe("customer lifecycle", () => {
   });
 
   describe("statuses", () => {
-    it("a suspended customer cannot receive; restricted can receive; events fire for the listed statuses", async () => {
-      await core.run((tx) => changeCustomerStatus(core.deps, tx, customer.uid, "suspended"));
-      const e = await refusal(
-        core.run((tx) =>
-          creditWallet(core.deps, ctx(), tx, {
-            walletUid: customer.walletUid,
-            amountMinor: 1,
-            currency: "KES",
-            clientReference: "s",
-          }),
-        ),
-      );
-      expect(e.code).toBe("CustomerNotActive");
-      await core.run((tx) => changeCustomerStatus(core.deps, tx, customer.uid, "restricted"));
-      await core.run((tx) =>
+    /** A credit of 1 to the customer's wallet. */
+    const creditOne = (clientReference: string) =>
+      core.run((tx) =>
         creditWallet(core.deps, ctx(), tx, {
           walletUid: customer.walletUid,
           amountMinor: 1,
           currency: "KES",
-          clientReference: "r",
+          clientReference,
         }),
       );
+
+    it("a suspended customer cannot receive; restricted can receive; events fire for the listed statuses", async () => {
+      await core.run((tx) => changeCustomerStatus(core.deps, tx, customer.uid, "suspended"));
+      const e = await refusal(creditOne("s"));
+      expect(e.code).toBe("CustomerNotActive");
+      await core.run((tx) => changeCustomerStatus(core.deps, tx, customer.uid, "restricted"));
+      await creditOne("r");
       await core.run((tx) => changeCustomerStatus(core.deps, tx, customer.uid, "active"));
       expect(
         core.store.state.outbox
@@ -434,31 +429,11 @@ describe("customer lifecycle", () => {
           .map((x) => JSON.parse(x.body).data.customer.status),
       ).toEqual(["suspended", "restricted"]);
       await core.run((tx) => changeWalletStatus(core.deps, tx, customer.walletUid, "frozen"));
-      expect(
-        (
-          await refusal(
-            core.run((tx) =>
-              creditWallet(core.deps, ctx(), tx, {
-                walletUid: customer.walletUid,
-                amountMinor: 1,
-                currency: "KES",
-                clientReference: "f",
-              }),
-            ),
-          )
-        ).code,
-      ).toBe("WalletNotActive");
+      expect((await refusal(creditOne("f"))).code).toBe("WalletNotActive");
     });
 
     it("closes only an empty wallet: 409 while it holds funds", async () => {
-      await core.run((tx) =>
-        creditWallet(core.deps, ctx(), tx, {
-          walletUid: customer.walletUid,
-          amountMinor: 1,
-          currency: "KES",
-          clientReference: "one",
-        }),
-      );
+      const credit = await creditOne("one");
       const close = () => core.run((tx) => changeWalletStatus(core.deps, tx, customer.walletUid, "closed"));
       const e = await refusal(close());
       expect([e.code, e.message]).toEqual([
@@ -468,21 +443,13 @@ describe("customer lifecycle", () => {
       expect(core.store.state.wallets.get(customer.walletUid)!.status).toBe("active");
       expect(core.store.state.outbox.filter((x) => x.type === "wallet.status_changed")).toEqual([]);
       // Emptied (here, by taking the credit back), it closes; closing again answers as it is.
-      const credit = [...core.store.state.operations.values()].find((o) => o.clientReference === "one")!;
       await core.run((tx) => reverseOperation(core.deps, tx, credit.uid));
       expect((await close()).status).toBe("closed");
       expect((await close()).status).toBe("closed");
     });
 
     it("closes only a customer whose wallets are empty: 409 while one holds funds; deceased is recorded at once", async () => {
-      await core.run((tx) =>
-        creditWallet(core.deps, ctx(), tx, {
-          walletUid: customer.walletUid,
-          amountMinor: 1,
-          currency: "KES",
-          clientReference: "one",
-        }),
-      );
+      const credit = await creditOne("one");
       const set = (status: "closed" | "deceased" | "active") =>
         core.run((tx) => changeCustomerStatus(core.deps, tx, customer.uid, status));
       const e = await refusal(set("closed"));
@@ -495,7 +462,6 @@ describe("customer lifecycle", () => {
       // A death is a fact, not a decision: recorded whatever the wallets hold (movements stop).
       expect((await set("deceased")).status).toBe("deceased");
       await set("active");
-      const credit = [...core.store.state.operations.values()].find((o) => o.clientReference === "one")!;
       await core.run((tx) => reverseOperation(core.deps, tx, credit.uid));
       expect((await set("closed")).status).toBe("closed");
       expect((await set("closed")).status).toBe("closed");
