@@ -10,8 +10,12 @@ import type { Wallet } from "./model.js";
  */
 export async function lockCustomerWallets(tx: Tx, tenantId: string, customerUid: string): Promise<Wallet[]> {
   const locked: Wallet[] = [];
-  for (const listed of await tx.wallets.listByCustomer(tenantId, customerUid)) {
-    locked.push((await tx.wallets.getForUpdate(tenantId, listed.uid)) ?? listed);
+  // By uid, the order the expiry job locks wallets in too.
+  const listed = (await tx.wallets.listByCustomer(tenantId, customerUid)).sort((a, b) =>
+    a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0,
+  );
+  for (const wallet of listed) {
+    locked.push((await tx.wallets.getForUpdate(tenantId, wallet.uid)) ?? wallet);
   }
   return locked;
 }
