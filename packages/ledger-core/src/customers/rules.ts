@@ -45,8 +45,13 @@ export async function claimVerifiedValues(
   const duplicate = () =>
     refuse("Conflict", "The tenant already holds a customer with this verified identifier");
   const seen = new Set<string>();
-  for (const i of identifiers) {
-    if (i.verificationStatus !== "verified") continue;
+  // In blind index order: a store may lock each value it looks up (Postgres does, until the
+  // transaction ends), and two requests claiming the same values must take those locks in one
+  // order, or each could wait for the other.
+  const verified = identifiers
+    .filter((i) => i.verificationStatus === "verified")
+    .sort((a, b) => (a.blindIndex < b.blindIndex ? -1 : a.blindIndex > b.blindIndex ? 1 : 0));
+  for (const i of verified) {
     if (seen.has(i.blindIndex)) duplicate();
     seen.add(i.blindIndex);
     const holder = await tx.identifiers.findVerifiedByBlindIndex(tenantId, i.blindIndex, i.uid);

@@ -75,7 +75,7 @@ export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
 }
 
 export function sqlIdentifierRepository(ctx: SqlContext): IdentifierRepository {
-  const { trx } = ctx;
+  const { trx, dialect } = ctx;
   const index = conflictIndexes.verifiedBlindIndex;
   return {
     async insert(i) {
@@ -146,6 +146,13 @@ export function sqlIdentifierRepository(ctx: SqlContext): IdentifierRepository {
         .execute();
     },
     async findVerifiedByBlindIndex(tenantId, blindIndex, exceptUid) {
+      if (dialect === "postgres") {
+        // Held until the transaction ends: a concurrent claim of the same value waits here, then
+        // reads this one's identifier (a statement of its own, so the read below takes its
+        // snapshot after the lock is granted). Claims take these locks in blind index order.
+        const lockKey = `identifier/${tenantId}/${blindIndex}`;
+        await sql`select pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
+      }
       let q = trx
         .selectFrom("identifiers")
         .selectAll()

@@ -86,7 +86,7 @@ export function sqlMandateRepository({ trx, dialect, versions }: SqlContext): Ma
       // Postgres: the rows stay locked for the job's transaction, and rows another transaction
       // holds (a job on another process, a revocation) are left for the next run instead of
       // waited for. SQLite runs one writer at a time already.
-      const rows = await (dialect === "postgres" ? due.forUpdate().skipLocked() : due).execute();
+      const rows = await (dialect === "postgres" ? due.forNoKeyUpdate().skipLocked() : due).execute();
       return rows.map(seen);
     },
   };
