@@ -180,6 +180,19 @@ describe("createWalletClient: what goes on the wire", () => {
     expect(res.requestId).toBe(header(req!.headers, "x-request-id"));
   });
 
+  it("takes a base URL with or without the API prefix, and follows the API's own links as they are", async () => {
+    for (const prefixed of [`${baseUrl}/api/v1/tenant`, `${baseUrl}/api/v1/tenant/`]) {
+      script = [{ status: 200, body: { status: "ok" } }];
+      await client({ baseUrl: prefixed }).request("GET", "/health");
+      expect(received.at(-1)!.url).toBe("/api/v1/tenant/health");
+    }
+    // links.self, links.receipt and a statement item's receipt are paths from the origin.
+    script = [{ status: 200, body: {} }];
+    await client().request("GET", "/api/v1/tenant/operations/op_1/receipt");
+    expect(received.at(-1)!.url).toBe("/api/v1/tenant/operations/op_1/receipt");
+    expect(received.at(-1)!.signatureValid).toBe(true);
+  });
+
   it("keeps query pairs given as an array in their order", async () => {
     await client().request("GET", "/operations", {
       query: [

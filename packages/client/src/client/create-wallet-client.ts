@@ -70,7 +70,10 @@ export interface WalletResponse<T> {
 }
 
 export interface WalletClientOptions {
-  /** Origin of the service, e.g. `https://wallet.example.com` (the `/api/v1/tenant` prefix is added). */
+  /**
+   * Origin of the service, e.g. `https://wallet.example.com` (the `/api/v1/tenant` prefix is added;
+   * a base URL that ends with it is taken for the service's).
+   */
   baseUrl: string;
   apiKey: string;
   kid: string;
@@ -142,7 +145,11 @@ function normalizeBaseUrl(baseUrl: string): string {
   }
   if (url.search || url.hash)
     throw new TypeError("createWalletClient: baseUrl must not carry a query or fragment");
-  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+  // A base URL naming the API itself (`.../api/v1/tenant`) is taken for the service's: the prefix
+  // is added to every path, and would otherwise be there twice (every call a 404).
+  const path = url.pathname.replace(/\/+$/, "");
+  const base = path.endsWith(TENANT_API_PREFIX) ? path.slice(0, -TENANT_API_PREFIX.length) : path;
+  return `${url.origin}${base}`;
 }
 
 function queryString(query: Query | undefined): string {
@@ -304,7 +311,10 @@ export function createWalletClient(options: WalletClientOptions): WalletClient {
     const { signal } = requestOptions;
     const query = queryString(requestOptions.query);
     const separator = path.includes("?") ? "&" : "?";
-    const url = new URL(`${baseUrl}${TENANT_API_PREFIX}${path}${query ? separator + query : ""}`);
+    // The API's own links (`links.self`, `links.receipt`, a statement item's `receipt`) already
+    // start with the prefix: followed as they are.
+    const apiPath = path.startsWith(`${TENANT_API_PREFIX}/`) ? path : `${TENANT_API_PREFIX}${path}`;
+    const url = new URL(`${baseUrl}${apiPath}${query ? separator + query : ""}`);
     // Sign what fetch will put on the wire: the URL's own serialization, after any normalization
     // (percent-encoding, dot segments) it applies to the path we built.
     const pathAndQuery = `${url.pathname}${url.search}`;
