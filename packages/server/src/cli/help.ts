@@ -3,10 +3,12 @@ export const usage = `Usage: wallet <command> [options]
 Commands:
   serve     Run the server. Migrates and seeds the config at start.
               --config <file>   config file (or WALLET_CONFIG); none: create/reuse the demo in ./data/demo
-              --db <url>        sqlite:<path> or postgres://... (or WALLET_DATABASE_URL; default sqlite:./data/wallet.db)
+              --db <url>        sqlite:<path> or postgres://... (or WALLET_DATABASE_URL; default
+                                sqlite:./data/wallet.db, or the demo's sqlite:<data dir>/wallet.db)
               --port <n>        (or PORT; default 8080; 0 = any free port)
               --host <addr>     (default 127.0.0.1)
-              --data-dir <dir>  demo directory, or where a sandbox keeps its generated PII key (default ./data)
+              --data-dir <dir>  demo directory, or where a sandbox keeps its generated PII key
+                                (default ./data/demo without --config, ./data with one)
               --no-scheduler    run no periodic job and no webhook delivery in this process
                                 (drive them with POST /api/v1/admin/jobs/{job}/run)
               --no-reference    do not serve the interactive API reference at GET /docs
