@@ -112,7 +112,7 @@ export interface WalletClient extends TenantResources {
    * Signs and sends one request to the tenant API; throws WalletApiError on a non-2xx answer.
    *
    * @example
-   * const { body } = await client.request<Operation>("GET", "/operations", { query: { walletUid, limit: 5 } });
+   * const { body } = await client.request<Page<Operation>>("GET", "/operations", { query: { walletUid, limit: 5 } });
    */
   request<T = unknown>(
     method: HttpMethod,

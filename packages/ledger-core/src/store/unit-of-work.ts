@@ -49,7 +49,7 @@ export interface Tx {
  * change to state outside it that a second try would repeat.
  *
  * @example
- *   const op = await uow.run((tx) => creditWallet(ctx, tx, input));
+ *   const op = await uow.run((tx) => creditWallet(deps, ctx, tx, input));
  */
 export interface UnitOfWork {
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
@@ -71,7 +71,8 @@ export interface UnitOfWork {
    * `run` already gives one snapshot (one connection, as on SQLite and in memory), `run` serves.
    *
    * @example
-   *   const page = await (uow.snapshot ?? uow.run)((tx) => listOperations(deps, ctx, tx, query));
+   *   const first = { page: 1, limit: 20, sort: [{ field: "createdAt", direction: "DESC" }] } as const;
+   *   const listed = await (uow.snapshot ?? uow.run)((tx) => listOperations(deps, ctx, tx, query, first));
    */
   snapshot?<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 }
