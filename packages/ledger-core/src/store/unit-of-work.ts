@@ -71,7 +71,7 @@ export interface UnitOfWork {
    * `run` already gives one snapshot (one connection, as on SQLite and in memory), `run` serves.
    *
    * @example
-   *   const first = { page: 1, limit: 20, sort: [{ field: "createdAt", direction: "DESC" }] } as const;
+   *   const first: Page = { page: 1, limit: 20, sort: [{ field: "createdAt", direction: "DESC" }] };
    *   const listed = await (uow.snapshot ?? uow.run)((tx) => listOperations(deps, ctx, tx, query, first));
    */
   snapshot?<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
