@@ -12,6 +12,7 @@ import type { Tx } from "../store/unit-of-work.js";
 import { findKycLevel } from "../tenants/catalog.js";
 import type { Tenant } from "../tenants/model.js";
 import { readWalletBalance } from "../wallets/get-wallet-balance.js";
+import { lockCustomerWallets } from "../wallets/lock-customer-wallets.js";
 import { setWalletStatus } from "../wallets/statuses.js";
 
 export interface KycVersionView {
@@ -131,21 +132,19 @@ async function applyDecision(
   if (decision === "approved") {
     const level = findKycLevel(deps.catalog, version.tierCode);
     invariant(level, "a decided version names a level of the catalog");
+    // Locked and read again (`lockCustomerWallets`): the block below is decided on each status as
+    // it is now (a freeze that committed meanwhile stays a freeze), and movements in flight on the
+    // wallets, which hold them share-locked, have committed, so the balances read include them.
+    const wallets = await lockCustomerWallets(tx, tenant.id, version.customerUid);
     // A version submitted before its level's currency was checked: never approved onto wallets
     // of another currency.
-    const wallets = await tx.wallets.listByCustomer(tenant.id, version.customerUid);
     if (wallets.some((w) => w.currency !== level.currency)) {
       refuse("UnprocessableEntity", "The KYC level's currency is not the customer's wallets' currency");
     }
     for (const previous of await tx.kycVersions.listByCustomer(tenant.id, version.customerUid)) {
       if (previous.state === "approved") await tx.kycVersions.update({ ...previous, state: "superseded" });
     }
-    for (const listed of wallets) {
-      // Locked and read again: the block is decided on the status as it is now (a freeze that
-      // committed since the listing stays a freeze), and movements in flight on the wallet, which
-      // hold it share-locked, have committed, so the balance read below includes them.
-      const wallet = await tx.wallets.getForUpdate(tenant.id, listed.uid);
-      invariant(wallet, "a listed wallet exists");
+    for (const wallet of wallets) {
       await tx.wallets.setKycTier(tenant.id, wallet.uid, level.code);
       const balance = await readWalletBalance(tx, wallet);
       if (balance.currentMinor > level.maxBalanceMinor && wallet.status === "active") {

@@ -3,7 +3,7 @@ import type { Wallet } from "./model.js";
 
 /**
  * The customer's wallets, each locked for update and read again, for a change to the customer
- * that movements read (its status, an identifier a payout pays to). Call after locking the
+ * that movements read (its status, its KYC level, an identifier a payout pays to). Call after locking the
  * customer (the one order: customer, then wallets). Movements share-lock their wallet before they
  * read the customer or its identifiers, so those in flight commit before the change is answered,
  * and those starting meanwhile wait, then read the change.
