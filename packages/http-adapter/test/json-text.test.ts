@@ -1,6 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonTextProblem } from "../src/validation/json-text.js";
+import { tenantRouteGroups } from "../src/index.js";
+import { operatorRouteList } from "../src/operator-api.js";
+import { freeFormObjectSchema, jsonObjectSchema } from "../src/validation/common-schemas.js";
+import { freeFormFields, jsonTextProblem } from "../src/validation/json-text.js";
 
 const twice = (field: string) => ({ field, issue: "appears twice in its object" });
 const notInteger = (field: string) => ({
@@ -33,6 +36,32 @@ describe("jsonTextProblem: what JSON.parse does not show", () => {
       jsonTextProblem('{"amountMinor":1,"metadata":{"priceMinor":1.5,"n":[{"xMinor":2e3}]}}'),
     ).toBeNull();
     expect(jsonTextProblem('{"kyc":{"evidence":{"scoreMinor":0.5}}}')).toBeNull();
+  });
+
+  it("knows every free-form field of every route's body, and no other", () => {
+    const found = new Set<string>();
+    const walk = (schema: unknown, key: string | null): void => {
+      if (schema === null || typeof schema !== "object") return;
+      if (schema === freeFormObjectSchema || schema === jsonObjectSchema) {
+        if (key !== null) found.add(key);
+        return;
+      }
+      const s = schema as {
+        entries?: object;
+        wrapped?: unknown;
+        pipe?: unknown[];
+        item?: unknown;
+        options?: unknown[];
+      };
+      for (const [k, child] of Object.entries(s.entries ?? {})) walk(child, k);
+      walk(s.wrapped, key);
+      walk(s.pipe?.[0], key);
+      walk(s.item, key);
+      for (const option of s.options ?? []) walk(option, key);
+    };
+    for (const entry of [...Object.values(tenantRouteGroups()).flat(), ...operatorRouteList])
+      walk(entry.body, null);
+    expect([...found].sort()).toEqual([...freeFormFields].sort());
   });
 
   it("agrees with JSON.parse on any JSON: a repeat exactly when the parsed value lost a key (property)", () => {

@@ -1,8 +1,16 @@
 import type { ErrorDetail } from "@wallet/ledger-core";
 import { jsonPath } from "./json-path.js";
 
-/** Objects whose content is the client's own (free-form): their keys are not the API's fields. */
-const FREE_FORM_KEYS: ReadonlySet<string> = new Set(["metadata", "evidence", "formula", "retryPolicy"]);
+/**
+ * The body fields whose content is the client's own (free-form objects): their keys are not the
+ * API's fields. A test checks the list against every route's body schema.
+ */
+export const freeFormFields: ReadonlySet<string> = new Set([
+  "metadata",
+  "evidence",
+  "formula",
+  "retryPolicy",
+]);
 
 /** A container being read: an object (its keys so far, the current one) or an array (its index). */
 interface Frame {
@@ -56,7 +64,7 @@ export function jsonTextProblem(text: string): ErrorDetail | null {
       const parent = stack.at(-1);
       const freeForm =
         parent !== undefined &&
-        (parent.freeForm || (parent.keys !== null && parent.key !== null && FREE_FORM_KEYS.has(parent.key)));
+        (parent.freeForm || (parent.keys !== null && parent.key !== null && freeFormFields.has(parent.key)));
       stack.push({ keys: c === 0x7b ? new Set() : null, key: null, index: 0, freeForm });
       expectKey = c === 0x7b;
     } else if (c === 0x7d || c === 0x5d) {
