@@ -4,6 +4,7 @@ import type { Entry } from "../ledger/journal.js";
 import { netByAccount } from "../ledger/journal.js";
 import { lockSharedAndPost } from "../ledger/posting.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
+import { MAX_MINOR } from "../shared/money.js";
 import { iso } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import { readOperationDetail } from "./get-operation.js";
@@ -49,7 +50,7 @@ function assertWalletsInRange(op: Operation, locked: ReadonlyMap<string, number>
     let current = 0n;
     for (const key of keys) current += BigInt(locked.get(key) ?? 0);
     for (const e of entries) if (keys.includes(e.accountKey)) current += BigInt(e.amountMinor);
-    if (current > BigInt(Number.MAX_SAFE_INTEGER)) {
+    if (current > BigInt(MAX_MINOR)) {
       refuse(
         "UnprocessableEntity",
         "The reversal would take the wallet's balance past 2^53 - 1 minor units, the largest amount the ledger holds",
