@@ -4,7 +4,7 @@ import { resolveLimits } from "./app/api-deps.js";
 import { applyCommon } from "./app/common.js";
 import type { AppEnv } from "./app/env.js";
 import { notFoundHandler } from "./errors/error-response.js";
-import { readBody } from "./middleware/read-body.js";
+import { readBody, refuseDeclaredOversize } from "./middleware/read-body.js";
 import { requireAdminToken } from "./middleware/require-admin-token.js";
 import { operatorCustomerRoutes } from "./operator/customer-routes.js";
 import { operatorMandateRoutes } from "./operator/mandate-routes.js";
@@ -28,18 +28,25 @@ export const operatorRouteList: readonly RouteEntry[] = [
 ];
 
 /**
- * The operator API, to mount at `/api/v1/admin`, behind `Authorization: Bearer <adminToken>`.
+ * The operator API, to mount at `/api/v1/admin`, behind `Authorization: Bearer <adminToken>`
+ * (checked before the body is read).
  * With `adminToken: null` it is disabled: no route is registered, so every path answers 404
  * NotFound, exactly like a path that never existed (nothing reveals that an operator API is there).
  */
 export function createOperatorApi(deps: ApiDeps): Hono<AppEnv> {
   const app = applyCommon(new Hono<AppEnv>(), deps);
   if (deps.adminToken === null) return app;
-  const body = readBody(resolveLimits(deps).bodyBytesMax);
+  const bytesMax = resolveLimits(deps).bodyBytesMax;
+  const declared = refuseDeclaredOversize(bytesMax);
+  const body = readBody(bytesMax);
   const token = requireAdminToken(deps.adminToken);
-  mountRoutes(app, operatorRouteList, { deps, prefix: OPERATOR_API_BASE, guards: () => [body, token] });
+  mountRoutes(app, operatorRouteList, {
+    deps,
+    prefix: OPERATOR_API_BASE,
+    guards: () => [declared, token, body],
+  });
   // An unknown route or method is 404 to the operator only, as on the tenant API.
   const unknownRoute = notFoundHandler();
-  for (const path of ["/", "/*"]) app.all(path, body, token, (c) => unknownRoute(c));
+  for (const path of ["/", "/*"]) app.all(path, declared, token, body, (c) => unknownRoute(c));
   return app;
 }

@@ -14,7 +14,7 @@ import { kycVersionRoutes } from "./kyc-versions/routes.js";
 import { mandateRoutes } from "./mandates/routes.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { rateLimit } from "./middleware/rate-limit.js";
-import { readBody } from "./middleware/read-body.js";
+import { readBody, refuseDeclaredOversize } from "./middleware/read-body.js";
 import { requireScope } from "./middleware/require-scope.js";
 import { buildOpenApiDocument } from "./openapi/openapi-document.js";
 import { operationRoutes } from "./operations/routes.js";
@@ -57,15 +57,17 @@ export const tenantOpenApiDocument = (
 ) => buildOpenApiDocument(entries, { title: "Tenant Wallet API", version: "v1", serverUrl: TENANT_API_BASE });
 
 /**
- * The tenant API (spec), to mount at `/api/v1/tenant`. Every route but /health reads the body once
- * (413 over the limit), authenticates (401), rate-limits (429) and checks scopes (403); then the
- * handler validates input (400) and runs the use case (404, then 409 / 422).
+ * The tenant API (spec), to mount at `/api/v1/tenant`. Every route but /health refuses a declared
+ * length over the limit (413), checks the credentials its headers name (401) before it reads the
+ * body (413 over the limit), verifies the signature over it (401), rate-limits (429) and checks
+ * scopes (403); then the handler validates input (400) and runs the use case (404, then 409 / 422).
  */
 export function createTenantApi(deps: ApiDeps): Hono<AppEnv> {
   const limits = resolveLimits(deps);
   const app = applyCommon(new Hono<AppEnv>(), deps);
+  const declared = refuseDeclaredOversize(limits.bodyBytesMax);
   const body = readBody(limits.bodyBytesMax);
-  const auth = authenticate(deps, limits);
+  const { identify, verify } = authenticate(deps, limits);
   const limit = rateLimit(deps, limits);
   for (const entries of Object.values(tenantRouteGroups())) {
     const group = new Hono<AppEnv>();
@@ -75,7 +77,14 @@ export function createTenantApi(deps: ApiDeps): Hono<AppEnv> {
       guards: (entry) =>
         entry.auth === "none"
           ? []
-          : [body, auth, limit, ...(entry.scopes.length > 0 ? [requireScope(...entry.scopes)] : [])],
+          : [
+              declared,
+              identify,
+              body,
+              verify,
+              limit,
+              ...(entry.scopes.length > 0 ? [requireScope(...entry.scopes)] : []),
+            ],
     });
     app.route("/", group);
   }
@@ -83,7 +92,7 @@ export function createTenantApi(deps: ApiDeps): Hono<AppEnv> {
   // caller who cannot call the API learns nothing of its routes (401), one who can gets the 404.
   const unknownRoute = notFoundHandler();
   for (const path of ["/", "/*"]) {
-    app.all(path, body, auth, (c) => unknownRoute(c));
+    app.all(path, declared, identify, body, verify, (c) => unknownRoute(c));
   }
   return app;
 }

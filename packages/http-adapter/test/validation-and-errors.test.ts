@@ -2,6 +2,7 @@ import { StoreUnavailableError, type Tx, type UnitOfWork } from "@wallet/ledger-
 import { createMemoryStore } from "@wallet/ledger-core/memory";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
+  ADMIN,
   createHarness,
   type Harness,
   onboardingBody,
@@ -328,21 +329,68 @@ describe("limits, request ids and failures", () => {
     acme = await seedTenant(uow, { id: "acme" });
   });
 
-  it("413 for a body over 1 MiB, before authentication, declared or streamed", async () => {
-    const big = "x".repeat(1024 * 1024 + 1);
-    const streamed = await h.app.request(CREDITS, { method: "POST", body: big });
-    expect(streamed.status).toBe(413);
-    expect(await errorOf(streamed)).toEqual({ error: "PayloadTooLarge", message: expect.any(String) });
-    expect(streamed.headers.get("X-Request-Id")).toBeTruthy();
+  it("413 for a body over 1 MiB: a declared length before authentication, a streamed body once its credentials are known", async () => {
     const declared = await h.app.request(CREDITS, {
       method: "POST",
       body: "{}",
       headers: { "Content-Length": String(2 * 1024 * 1024) },
     });
     expect(declared.status).toBe(413);
-    const exactly = "x".repeat(1024 * 1024);
-    // At the limit the body is read and the request proceeds to authentication.
-    expect((await h.app.request(CREDITS, { method: "POST", body: exactly })).status).toBe(401);
+    expect(await errorOf(declared)).toEqual({ error: "PayloadTooLarge", message: expect.any(String) });
+    expect(declared.headers.get("X-Request-Id")).toBeTruthy();
+    const big = "x".repeat(1024 * 1024 + 1);
+    const signed = await h.call(acme, "POST", CREDITS, { rawBody: big });
+    expect(signed.status).toBe(413);
+    expect(await errorOf(signed)).toEqual({ error: "PayloadTooLarge", message: expect.any(String) });
+    // At the limit the body is read and the request proceeds to the signature and validation.
+    expect((await h.call(acme, "POST", CREDITS, { rawBody: "x".repeat(1024 * 1024) })).status).toBe(400);
+  });
+
+  it("a caller without credentials gets 401 before its body is read (an endless body is not received)", async () => {
+    const endless = () => {
+      const chunk = new Uint8Array(64 * 1024);
+      let pulled = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      });
+      return { body, pulled: () => pulled };
+    };
+    const stream = endless();
+    const unsigned = await h.app.request(CREDITS, {
+      method: "POST",
+      body: stream.body,
+      duplex: "half",
+    } as RequestInit);
+    expect(unsigned.status).toBe(401);
+    expect(stream.pulled()).toBeLessThan(1024 * 1024);
+    const unknownKey = endless();
+    const forged = await h.app.request(CREDITS, {
+      method: "POST",
+      body: unknownKey.body,
+      duplex: "half",
+      headers: {
+        "X-Api-Key": "not-a-key",
+        "X-Key-Id": "kid",
+        "X-Timestamp": String(Math.floor(h.clock.now().getTime() / 1000)),
+        "X-Signature": Buffer.alloc(64).toString("base64"),
+      },
+    } as RequestInit);
+    expect(forged.status).toBe(401);
+    expect(unknownKey.pulled()).toBeLessThan(1024 * 1024);
+    const operator = endless();
+    const noToken = await h.app.request(`${ADMIN}/tenants`, {
+      method: "POST",
+      body: operator.body,
+      duplex: "half",
+    } as RequestInit);
+    expect(noToken.status).toBe(401);
+    expect(operator.pulled()).toBeLessThan(1024 * 1024);
+    // With the operator's token the body is read, up to the limit.
+    const oversized = await h.admin("POST", `${ADMIN}/tenants`, { name: "x".repeat(1024 * 1024) });
+    expect(oversized.status).toBe(413);
   });
 
   it("429 with Retry-After once the API key's bucket is empty; other keys are unaffected", async () => {

@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import { addSeconds, iso, type SigningKey, type Tenant } from "@wallet/ledger-core";
 import type { Context, MiddlewareHandler } from "hono";
 import type { ApiDeps, ApiLimits } from "../app/api-deps.js";
@@ -18,8 +19,12 @@ export const socketRemoteAddress = (c: Context): string | undefined =>
 /**
  * Authenticates a tenant request as the spec describes (four headers, Ed25519 over the canonical
  * string, 300 s skew, replay guard, IP allowlist). Every failure is the same 401: the body never
- * says which check failed. Runs after `readBody`, whose bytes it hashes into the canonical string.
+ * says which check failed.
  *
+ * Two middlewares around `readBody`: `identify` checks everything the headers alone decide (the
+ * headers, the skew, the API key and key id, the tenant's allowlist) before the body is read, so a
+ * caller without credentials cannot make the server receive a megabyte; `verify` then checks the
+ * signature over the canonical string, which holds the body's hash, and the replay guard.
  * Checks run cheapest first; the replay guard runs last so that a forged request cannot burn a
  * genuine signature.
  */
@@ -28,9 +33,11 @@ export function authenticate(
   limits: ApiLimits,
   verifier = new SignatureVerifier(),
   allowlists = new IpAllowlistCache(),
-): MiddlewareHandler<AppEnv> {
+): { identify: MiddlewareHandler<AppEnv>; verify: MiddlewareHandler<AppEnv> } {
   const clientIp = deps.clientIp ?? socketRemoteAddress;
-  return async function authenticate(c, next) {
+  const identified = new WeakMap<Context, Identified>();
+
+  async function identify(c: Context<AppEnv>, next: () => Promise<void>) {
     // The signature covers the target as sent; one a URL parser would rewrite is refused, so the
     // signed bytes are always the path routed (spec: PATH+QUERY exactly as sent, no decoding).
     const target = sentPathAndQuery(c.env?.incoming?.url, c.req.url);
@@ -62,28 +69,51 @@ export function authenticate(
 
     const key = verifier.keyFor(tenant.id, kid, signingKey.publicKeyPem);
     if (key === null) throw unauthorized();
-    const canonical = canonicalRequest(c.req.method, target, timestamp, c.var.bodySha256);
-    if (!(await verifier.verify(key, Buffer.from(canonical, "utf8"), signature))) throw unauthorized();
+    identified.set(c, { target, timestamp, signatureText, signature, nowMs, apiKeySha256, tenant, kid, key });
+    await next();
+  }
 
-    const now = new Date(nowMs);
+  async function verify(c: Context<AppEnv>, next: () => Promise<void>) {
+    const id = identified.get(c);
+    if (id === undefined) throw unauthorized();
+    const canonical = canonicalRequest(c.req.method, id.target, id.timestamp, c.var.bodySha256);
+    if (!(await verifier.verify(id.key, Buffer.from(canonical, "utf8"), id.signature))) throw unauthorized();
+
+    const now = new Date(id.nowMs);
     // Remembered at least until the timestamp leaves the skew window (a signature dated 300 s
     // ahead is still acceptable to the last millisecond of the second 600 s from now), and for
     // the window.
-    const acceptableUntilMs = (Number(timestamp) + limits.timestampSkewSecondsMax + 1) * 1000 - 1;
+    const acceptableUntilMs = (Number(id.timestamp) + limits.timestampSkewSecondsMax + 1) * 1000 - 1;
     const rememberUntil = new Date(
       Math.max(acceptableUntilMs + 1, addSeconds(now, limits.replayWindowSeconds).getTime()),
     );
     const firstSeen = await deps.uow.autocommit((tx) =>
-      tx.replayGuard.remember(signatureText, iso(now), iso(rememberUntil)),
+      tx.replayGuard.remember(id.signatureText, iso(now), iso(rememberUntil)),
     );
     if (!firstSeen) throw unauthorized();
 
+    const { tenant, kid } = id;
     c.set("auth", {
       ctx: { tenant, kid, requestId: c.var.requestId, scopes: tenant.scopes },
-      apiKeySha256,
+      apiKeySha256: id.apiKeySha256,
     });
     await next();
-  };
+  }
+
+  return { identify, verify };
+}
+
+/** What `identify` learnt from the headers, for `verify` once the body is read. */
+interface Identified {
+  target: string;
+  timestamp: string;
+  signatureText: string;
+  signature: Buffer;
+  nowMs: number;
+  apiKeySha256: string;
+  tenant: Tenant;
+  kid: string;
+  key: KeyObject;
 }
 
 /** Tenant active; signing key of that tenant, active and not past its expiry. */

@@ -11,15 +11,26 @@ export const sha256Hex = (data: Uint8Array | string): string =>
 
 const EMPTY_SHA256 = sha256Hex(EMPTY);
 
+/** A body whose declared length is over `bytesMax` (413), refused before anything else is checked. */
+export function refuseDeclaredOversize(bytesMax: number): MiddlewareHandler<AppEnv> {
+  return async function refuseDeclaredOversize(c, next) {
+    assertDeclaredSize(c.req.header("Content-Length"), bytesMax);
+    await next();
+  };
+}
+
+function assertDeclaredSize(declared: string | undefined, bytesMax: number): void {
+  if (declared !== undefined && Number(declared) > bytesMax) throw payloadTooLarge(bytesMax);
+}
+
 /**
- * Reads the body once, refusing more than `bytesMax` (413) before anything else looks at it, and
- * keeps the exact bytes and their SHA-256 for the signature check and the idempotency hash.
- * Nothing downstream reads `c.req` again.
+ * Reads the body once, refusing more than `bytesMax` (413), and keeps the exact bytes and their
+ * SHA-256 for the signature check and the idempotency hash. Nothing downstream reads `c.req` again.
  */
 export function readBody(bytesMax: number): MiddlewareHandler<AppEnv> {
   return async function readBody(c, next) {
     const declared = c.req.header("Content-Length");
-    if (declared !== undefined && Number(declared) > bytesMax) throw payloadTooLarge(bytesMax);
+    assertDeclaredSize(declared, bytesMax);
     let bytes: Uint8Array = EMPTY;
     // Fast paths (docs/performance.md): GET and HEAD carry no body here, and a body whose length
     // is declared (the HTTP parser never delivers more than announced) is read in one go, which

@@ -243,8 +243,10 @@ describe("raw-socket attacks on the real server", () => {
     const target = `${TENANT}/wallet-credits`;
     const socket = connect(server.port, "127.0.0.1");
     socket.on("error", () => {});
+    // Signed: a caller without credentials is refused before its body is read.
+    const signed = auth("POST", target, `{"amountMinor":${" ".repeat(85)}}`, 3);
     socket.write(
-      `POST ${target} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"amountMinor":`,
+      `POST ${target} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${signed.join("\r\n")}\r\nContent-Length: 100\r\n\r\n{"amountMinor":`,
     );
     // The head is complete: give the app time to start on it and wait for the body.
     await new Promise((r) => setTimeout(r, 500));
