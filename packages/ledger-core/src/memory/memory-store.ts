@@ -414,17 +414,19 @@ export function createMemoryStore(): MemoryStore {
       balances: async (currency, keys) => balancesOf(currency, keys),
       post: async (journal) => {
         assertBalanced(journal);
-        const after = new Map<string, number>();
+        const after = new Map<string, Account>();
         for (const [key, delta] of netByAccount(journal.entries)) {
-          const balance = (s.accounts.get(acct(journal.currency, key))?.balance ?? 0) + delta;
+          const prior = s.accounts.get(acct(journal.currency, key));
+          const balance = (prior?.balance ?? 0) + delta;
           if (!Number.isSafeInteger(balance)) refuseBalanceOutOfRange();
           // The same check as the SQL stores' posting (and their CHECK constraint).
           if (balance < 0 && mustStayNonNegative(key)) throw new AccountNotCoveredError(key);
-          after.set(key, balance);
+          // An account whose lines cancel out keeps its balance and its asOf (a new one is made at
+          // zero, as a lock makes it in the SQL stores).
+          if (delta === 0 && prior !== undefined) continue;
+          after.set(key, { balance, updatedAt: delta === 0 ? null : journal.createdAt });
         }
-        for (const [key, balance] of after) {
-          setIn(s.accounts, acct(journal.currency, key), { balance, updatedAt: journal.createdAt });
-        }
+        for (const [key, account] of after) setIn(s.accounts, acct(journal.currency, key), account);
         pushTo(s.journals, copyJournal(journal));
       },
       journalsOf: async (tenantId, operationUid) =>

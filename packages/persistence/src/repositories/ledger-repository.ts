@@ -150,14 +150,20 @@ export function sqlLedgerRepository(ctx: SqlContext): LedgerRepository {
       );
       // Net per account: intermediate lines of one journal never trip the CHECK.
       const byKey = netByAccount(journal.entries);
-      const moves = inLockOrder(currency, byKey.keys()).map((k): NetMoves["moves"][number] => [
-        k,
-        byKey.get(k) ?? 0,
-        mustStayNonNegative(k) ? 0 : NO_FLOOR,
-      ]);
+      const ordered = inLockOrder(currency, byKey.keys());
+      // An account whose lines cancel out keeps its balance and its asOf (updated_at): it only
+      // needs its row, which a lock has made already unless it was never locked.
+      const cancelled = ordered.filter((k) => byKey.get(k) === 0);
+      const moves = ordered
+        .filter((k) => byKey.get(k) !== 0)
+        .map((k): NetMoves["moves"][number] => [k, byKey.get(k) ?? 0, mustStayNonNegative(k) ? 0 : NO_FLOOR]);
       const net = { currency, moves, at: createdAt };
       let moved: Set<string>;
-      if (dialect === "postgres") {
+      if (moves.length === 0) {
+        await insertJournal.execute(ctx, journalRow);
+        await insertEntries.execute(ctx, { rows: entryRows });
+        moved = new Set();
+      } else if (dialect === "postgres") {
         // One round trip, so the shared accounts locked right before stay locked for as little
         // as possible.
         moved = movedKeys(
@@ -182,6 +188,7 @@ export function sqlLedgerRepository(ctx: SqlContext): LedgerRepository {
         // above goes with the refusal (the unit of work rolls back).
         if (unmoved.some(([key]) => !movedNow.has(key))) refuseBalanceOutOfRange();
       }
+      if (cancelled.length > 0) await upsertAccounts.execute(ctx, { currency, ordered: cancelled });
     },
 
     async journalsOf(tenantId, operationUid) {

@@ -732,6 +732,65 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(trial).toEqual({ currency, debitsMinor: 17_250n, creditsMinor: 17_250n });
       });
 
+      it("leaves an account whose lines cancel out as it was, its asOf too; a journal that moves nothing is still kept", async () => {
+        const tenant = await newTenant();
+        const currency = uniqueCurrency();
+        const op = operationFixture(tenant.id, { currency });
+        const prefund = `tenant:${tenant.id}:prefund`;
+        const deposits = `tenant:${tenant.id}:deposits`;
+        const fees = `fees:${tenant.id}`;
+        const wallet = `wallet:${unique("w")}`;
+        const fund = journalFixture(
+          tenant.id,
+          currency,
+          [{ from: deposits, to: wallet, amountMinor: 1_000 }],
+          {
+            operationUid: op.uid,
+            createdAt: at(5),
+          },
+        );
+        // A credit of 10 whose fee is 10: the wallet receives and pays 10.
+        const credit = journalFixture(
+          tenant.id,
+          currency,
+          [
+            { from: deposits, to: prefund, amountMinor: 10 },
+            { from: prefund, to: wallet, amountMinor: 10 },
+            { from: wallet, to: fees, amountMinor: 10, label: "Credit fee" },
+          ],
+          { operationUid: op.uid, kind: "wallet_credit", createdAt: at(9) },
+        );
+        const roundTrip = journalFixture(
+          tenant.id,
+          currency,
+          [
+            { from: deposits, to: wallet, amountMinor: 3 },
+            { from: wallet, to: deposits, amountMinor: 3 },
+          ],
+          { operationUid: op.uid, createdAt: at(12) },
+        );
+        await run(async (tx) => {
+          await tx.operations.insert(op);
+          await tx.ledger.lockAccounts(currency, [deposits, prefund, wallet, fees]);
+          await tx.ledger.post(fund);
+          await tx.ledger.post(credit);
+          await tx.ledger.post(roundTrip);
+        });
+        const balances = await run((tx) => tx.ledger.balances(currency, [deposits, prefund, wallet, fees]));
+        expect(Object.fromEntries(balances)).toEqual({
+          [deposits]: -1_010,
+          [prefund]: 0,
+          [wallet]: 1_000,
+          [fees]: 10,
+        });
+        expect(await run((tx) => tx.ledger.lastMovedAt(currency, [wallet]))).toBe(at(5));
+        expect(await run((tx) => tx.ledger.lastMovedAt(currency, [prefund]))).toBeNull();
+        expect(await run((tx) => tx.ledger.lastMovedAt(currency, [fees]))).toBe(at(9));
+        expect(await run((tx) => tx.ledger.journalsOf(tenant.id, op.uid))).toEqual([fund, credit, roundTrip]);
+        const trial = (await run((tx) => tx.ledger.trialBalance())).find((r) => r.currency === currency);
+        expect(trial).toEqual({ currency, debitsMinor: 1_036n, creditsMinor: 1_036n });
+      });
+
       it("reads money near 2^53-1 back exactly", async () => {
         const tenant = await newTenant();
         const currency = uniqueCurrency();
