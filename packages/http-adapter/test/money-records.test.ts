@@ -235,6 +235,16 @@ describe.each(storeKinds())("money records on the $name store", (kind) => {
       expect(t.getUTCMilliseconds()).toBe(0);
       const nairobi = new Date(t.getTime() + 3 * 3_600_000).toISOString().replace(".000Z", "+03:00");
       expect(uids(await operations(q({ from: nairobi, to: nairobi })))).toEqual([o1.uid]);
+      // Sent with a raw +, which the query's form decoding reads as a space: 400 saying so.
+      const raw = await h.call(acme, "GET", `${TENANT}/operations?from=${nairobi}`);
+      expect(raw.status).toBe(400);
+      expect((await raw.json()).details).toEqual([
+        { field: "from", issue: expect.stringContaining("send a positive offset as %2B") },
+      ]);
+      const typo = await h.call(acme, "GET", `${TENANT}/operations?to=2026-11-22`);
+      expect((await typo.json()).details).toEqual([
+        { field: "to", issue: "must be an ISO-8601 timestamp such as 2026-11-22T10:00:00.000Z" },
+      ]);
       // Sub-millisecond digits round toward the inside of the bound.
       const micro = (iso: string, digits: string) => iso.replace("Z", `${digits}Z`);
       expect(

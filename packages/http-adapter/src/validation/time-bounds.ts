@@ -3,10 +3,19 @@ import * as v from "valibot";
 
 export const TIMESTAMP_MESSAGE = "must be an ISO-8601 timestamp such as 2026-11-22T10:00:00.000Z";
 
+/** A positive offset whose `+` was sent raw: form decoding of the query read it as a space. */
+const RAW_PLUS_OFFSET = / \d{2}:\d{2}$/;
+
 const timeBound = (bound: "lower" | "upper", description: string) =>
   v.pipe(
     v.string(),
-    v.check((s) => boundInstantMs(s, bound) !== null, TIMESTAMP_MESSAGE),
+    v.check(
+      (s) => boundInstantMs(s, bound) !== null,
+      (issue) =>
+        RAW_PLUS_OFFSET.test(String(issue.input))
+          ? `${TIMESTAMP_MESSAGE}; a + in the query reads as a space, so send a positive offset as %2B (2026-11-22T13:00:00.000%2B03:00)`
+          : TIMESTAMP_MESSAGE,
+    ),
     v.transform((s) => new Date(boundInstantMs(s, bound)!).toISOString()),
     v.description(description),
   );
