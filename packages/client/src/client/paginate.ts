@@ -20,6 +20,10 @@ export const PAGE_LIMIT_MAX = 100;
  * older items onto the next page; those repeats are dropped by `keyOf`, and nothing is skipped. An
  * item that leaves a filtered list meanwhile (e.g. an operation leaving `state=processing`) can
  * pull a later item onto a page already read: filter on states that no longer change, or re-list.
+ * The same goes for an older item that joins a list meanwhile, as a top-up intent joins its
+ * wallet's statement (without `includePending`) when it is paid or expires: if it sorts into a
+ * page already read, it is not yielded. Use `includePending=true`, whose rows only ever grow at
+ * the newest end.
  */
 export async function* iteratePages<T>(
   fetchPage: (page: number) => Promise<Page<T>>,
