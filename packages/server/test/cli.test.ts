@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
@@ -132,6 +132,10 @@ describe("wallet serve refusals", () => {
     expect((await run(["serve", "--port", "99999"], { cwd })).code).toBe(2);
     expect((await run(["serve", "--prot", "1"], { cwd })).code).toBe(2);
     expect((await run(["nope"], { cwd })).code).toBe(2);
+    // A value that starts with a dash: the message says how to write one.
+    const dashed = await run(["serve", "--port", "-1"], { cwd });
+    expect(dashed.code).toBe(2);
+    expect(dashed.stderr).toContain("use '--port=-XYZ'");
   });
 });
 
@@ -228,15 +232,23 @@ describe("wallet <command> --help", () => {
 });
 
 describe("wallet call --key-file", () => {
-  it("refuses an empty path, a missing file and an empty file as command-line mistakes (exit 2)", async () => {
+  it("refuses an empty path, a missing, empty or unusable key file as command-line mistakes (exit 2)", async () => {
     const cwd = tempDir("keyfile");
     writeFileSync(join(cwd, "empty.pem"), "");
+    writeFileSync(join(cwd, "garbage.pem"), "garbage\n");
+    const ed = generateKeyPairSync("ed25519");
+    writeFileSync(join(cwd, "public.pem"), ed.publicKey.export({ type: "spki", format: "pem" }));
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 });
+    writeFileSync(join(cwd, "rsa.pem"), rsa.privateKey.export({ type: "pkcs8", format: "pem" }));
     const flags = ["--base-url", "http://127.0.0.1:1", "--api-key", "k", "--kid", "k1"];
     for (const [keyFile, reason] of [
       ["", "--key-file: expected the path of a private key PEM, got an empty string"],
       ["missing.pem", "--key-file: cannot read missing.pem (ENOENT)"],
       [".", "--key-file: cannot read . (EISDIR)"],
       ["empty.pem", "--key-file: empty.pem is empty"],
+      ["garbage.pem", '--key-file: not a private key PEM (expected "-----BEGIN PRIVATE KEY-----", Ed25519)'],
+      ["public.pem", '--key-file: not a private key PEM (expected "-----BEGIN PRIVATE KEY-----", Ed25519)'],
+      ["rsa.pem", "--key-file: expected an Ed25519 private key, got rsa"],
     ] as const) {
       const result = await run(["call", ...flags, "--key-file", keyFile, "GET", "/health"], { cwd });
       expect(result).toEqual({ code: 2, stdout: "", stderr: `wallet: ${reason}; see "wallet help"\n` });

@@ -22,7 +22,8 @@ export function parseCommandArgs(
     for (const [k, v] of Object.entries(values)) out[k] = typeof v === "boolean" ? String(v) : (v as string);
     return { values: out, positionals };
   } catch (e) {
-    throw new UsageError((e as Error).message.split("\n")[0] ?? "invalid arguments");
+    // Every line: the later ones say how to write a value that starts with a dash (--port=-1).
+    throw new UsageError((e as Error).message.replace(/\s*\n\s*/g, " ").trim() || "invalid arguments");
   }
 }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createPrivateKey, randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { STATUS_CODES } from "node:http";
 import { join, resolve } from "node:path";
@@ -175,6 +175,7 @@ export function resolveCredentials(
     privateKeyPem: flags.privateKeyPem ?? base.privateKeyPem,
   };
   for (const [k, v] of Object.entries(merged)) if (!v) throw new UsageError(`${command}: missing ${k}`);
+  assertSigningKey(merged.privateKeyPem as string, flags.privateKeyPem !== undefined ? "--key-file" : file);
   return merged as Credentials;
 }
 
@@ -191,6 +192,20 @@ function readKeyFile(path: string, cwd: string): string {
   }
   if (pem.trim() === "") throw new UsageError(`--key-file: ${path} is empty`);
   return pem;
+}
+
+/** A key that cannot sign is a command-line mistake too (status 2): nothing is sent. */
+function assertSigningKey(pem: string, source: string): void {
+  let type: string | undefined;
+  try {
+    type = createPrivateKey(pem).asymmetricKeyType;
+  } catch {
+    throw new UsageError(
+      `${source}: not a private key PEM (expected "-----BEGIN PRIVATE KEY-----", Ed25519)`,
+    );
+  }
+  if (type !== "ed25519")
+    throw new UsageError(`${source}: expected an Ed25519 private key, got ${type ?? "another kind"}`);
 }
 
 function prettyJson(text: string): string {
