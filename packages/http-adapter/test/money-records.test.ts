@@ -238,11 +238,11 @@ describe.each(storeKinds())("money records on the $name store", (kind) => {
       // Sent with a raw +, which the query's form decoding reads as a space: 400 saying so.
       const raw = await h.call(acme, "GET", `${TENANT}/operations?from=${nairobi}`);
       expect(raw.status).toBe(400);
-      expect((await raw.json()).details).toEqual([
+      expect(((await raw.json()) as { details: unknown }).details).toEqual([
         { field: "from", issue: expect.stringContaining("send a positive offset as %2B") },
       ]);
       const typo = await h.call(acme, "GET", `${TENANT}/operations?to=2026-11-22`);
-      expect((await typo.json()).details).toEqual([
+      expect(((await typo.json()) as { details: unknown }).details).toEqual([
         { field: "to", issue: "must be an ISO-8601 timestamp such as 2026-11-22T10:00:00.000Z" },
       ]);
       // Sub-millisecond digits round toward the inside of the bound.
