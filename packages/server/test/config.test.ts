@@ -197,6 +197,16 @@ describe("parseConfig", () => {
       'config: tenants[0].approvedKycLevels[1]: unknown KYC level "tier_9"',
     ],
     [
+      "an automatic payout outcome on a provider rail (a real provider decides)",
+      (c) => c.rails.push({ ...c.rails[0], code: "mpesa", kind: "provider", autoPayoutOutcome: "confirmed" }),
+      'config: rails[1].autoPayoutOutcome: only a sandbox rail takes automatic outcomes; this one is "provider"',
+    ],
+    [
+      "an unknown rail kind",
+      (c) => (c.rails[0].kind = "bank"),
+      "config: rails[0].kind: expected one of sandbox, provider",
+    ],
+    [
       "an unknown approved rail",
       (c) => (c.tenants[0].approvedRails = ["mpesa"]),
       'config: tenants[0].approvedRails[0]: unknown rail "mpesa"',
@@ -315,5 +325,13 @@ describe("toCatalog / toTenants", () => {
       createdAt: "2026-01-01T00:00:00.000Z",
     });
     expect(tenant?.defaultProfile).toBe("standard_kes");
+  });
+
+  it("keeps a provider rail's kind, with no automatic outcome", () => {
+    const c = designExample();
+    c.rails.push({ ...c.rails[0], code: "mpesa", kind: "provider" });
+    const rail = toCatalog(parseConfig(c)).rails.find((r) => r.code === "mpesa");
+    expect(rail).toMatchObject({ code: "mpesa", kind: "provider" });
+    expect(rail).not.toHaveProperty("autoPayoutOutcome");
   });
 });

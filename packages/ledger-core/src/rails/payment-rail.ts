@@ -29,7 +29,8 @@ export interface PayoutSubmission {
  * - an inbound payment -> `receiveRailPayment({ railCode, reference, amountMinor, currency,
  *   providerReference })`; the same providerReference twice is credited once.
  *
- * The sandbox rail (`kind: "sandbox"`) has no adapter: the operator API makes those two calls.
+ * Its catalog entry has `kind: "provider"`. The sandbox rail (`kind: "sandbox"`) has no adapter:
+ * the operator API (or the server's automatic outcomes) makes those two calls.
  *
  * @example
  *   const instruction = await uow.run((tx) => buildPayoutInstruction(deps, tx, rail.code, op.uid));

@@ -21,9 +21,18 @@ export interface WalletProfile {
   currency: string;
 }
 
+/**
+ * What a rail is: `sandbox`, whose results come from the operator API or the config's automatic
+ * outcomes, with no provider behind it; `provider`, a real payment provider, whose payouts the
+ * composition root hands to its `PaymentRail` adapter and whose results and payments that
+ * integration reports (the operator API can still report them, e.g. to settle an uncertain payout).
+ */
+export const railKinds = ["sandbox", "provider"] as const;
+export type RailKind = (typeof railKinds)[number];
+
 export interface Rail {
   code: string;
-  kind: "sandbox";
+  kind: RailKind;
   currency: string;
   status: "active" | "inactive";
   payouts: boolean;

@@ -59,6 +59,15 @@ export function crossCheck(config: WalletConfig): ConfigIssue[] {
     add(["webhooks", "leaseMs"], `must be longer than webhooks.timeoutMs (${timeoutMs})`);
   }
 
+  config.rails.forEach((rail, i) => {
+    if (rail.kind !== "sandbox" && rail.autoPayoutOutcome !== null) {
+      add(
+        ["rails", i, "autoPayoutOutcome"],
+        `only a sandbox rail takes automatic outcomes; this one is "${rail.kind}"`,
+      );
+    }
+  });
+
   // The highest versionNo of a slot applies; a tie would leave the choice to the order in the file.
   const slots = new Map<string, number>();
   config.feeSchedules.forEach((schedule, i) => {

@@ -4,6 +4,7 @@ import {
   eventTypes,
   hasCodePointsBetween,
   payoutOutcomes,
+  railKinds,
   scopes,
   signingKeyStatuses,
   tenantStatuses,
@@ -135,7 +136,7 @@ const walletProfileSchema = object({ key: code, name: text(), currency });
 
 const railSchema = object({
   code,
-  kind: oneOf(["sandbox"]),
+  kind: oneOf(railKinds),
   currency,
   status: oneOf(["active", "inactive"]),
   payouts: bool,
@@ -144,8 +145,9 @@ const railSchema = object({
   intentLifetimeSeconds: v.optional(v.nullable(integer(60, 86_400, true)), null),
   payerInstructions: v.optional(v.nullable(text(500)), null),
   /**
-   * Sandbox rule: payouts on this rail still awaiting the provider get this outcome automatically,
-   * `autoOutcomeDelaySeconds` after they were handed to it. null: only the operator API decides.
+   * Sandbox rule (a `sandbox` rail only): payouts on this rail still awaiting the provider get this
+   * outcome automatically, `autoOutcomeDelaySeconds` after they were handed to it. null: only the
+   * operator API decides.
    */
   autoPayoutOutcome: v.optional(v.nullable(oneOf(payoutOutcomes)), null),
   autoOutcomeDelaySeconds: v.optional(integer(0, 86_400), 0),
