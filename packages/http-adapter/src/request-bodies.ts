@@ -8,14 +8,17 @@ import { quoteFeesBodySchema } from "./fees/schemas.js";
 import { addIdentifierBodySchema, updateIdentifierBodySchema } from "./identifiers/schemas.js";
 import { submitKycVersionBodySchema } from "./kyc-versions/schemas.js";
 import { createMandateBodySchema, revokeMandateBodySchema } from "./mandates/schemas.js";
+import { payoutResultBodySchema, railPaymentBodySchema } from "./operator/rail-schemas.js";
 import { createPayoutBodySchema } from "./payouts/schemas.js";
 import { createTopupIntentBodySchema } from "./topups/schemas.js";
 import { validateBody } from "./validation/validate.js";
 
 /**
- * The tenant API's request bodies, by the core function each is the input of. The routes pass
+ * The API's request bodies, by the core function each is the input of: every tenant write, and
+ * the two calls a payment provider's integration makes (add `railCode` to those). The routes pass
  * what these schemas output to the core unchanged, so a service calling the core in-process with
- * input it does not trust (JSON from a queue or a form) validates it as the API would.
+ * input it does not trust (JSON from a queue or a form, a provider's webhook) validates it as the
+ * API would.
  */
 export const requestBodySchemas = {
   onboardCustomer: onboardCustomerBodySchema,
@@ -31,6 +34,10 @@ export const requestBodySchemas = {
   createPayout: createPayoutBodySchema,
   createTopupIntent: createTopupIntentBodySchema,
   quoteFees: quoteFeesBodySchema,
+  // A provider's callbacks, as the operator API takes them (POST /admin/rails/{railCode}/...):
+  // the core's input is the body plus the rail's code, which the path carries there.
+  reportPayoutResult: payoutResultBodySchema,
+  receiveRailPayment: railPaymentBodySchema,
 } as const;
 
 export type RequestBodyOf<K extends keyof typeof requestBodySchemas> = v.InferOutput<

@@ -1,6 +1,7 @@
 import * as core from "@wallet/ledger-core";
 import { DomainError } from "@wallet/ledger-core";
 import { describe, expect, it } from "vitest";
+import { railRoutes } from "../src/operator/rail-routes.js";
 import { parseRequestBody, requestBodySchemas } from "../src/request-bodies.js";
 import { tenantRouteGroups } from "../src/tenant-api.js";
 
@@ -15,16 +16,35 @@ const refusalOf = (run: () => unknown): DomainError => {
 };
 
 describe("parseRequestBody: the API's request validation, for callers of the core in-process", () => {
-  it("names a core function for each body, and each is the body of a tenant route", () => {
+  it("names a core function for each body, and each is the body of a tenant route or a rail's operator route", () => {
     const routeBodies = new Set(
-      Object.values(tenantRouteGroups())
-        .flat()
-        .map((r) => r.body),
+      [...Object.values(tenantRouteGroups()).flat(), ...railRoutes].map((r) => r.body),
     );
     for (const [name, schema] of Object.entries(requestBodySchemas)) {
       expect([name, typeof (core as Record<string, unknown>)[name]]).toEqual([name, "function"]);
       expect([name, routeBodies.has(schema)]).toEqual([name, true]);
     }
+  });
+
+  it("checks a provider's callbacks as the operator API does: the core's input once the rail's code is added", () => {
+    const result = { operationUid: "op_1", outcome: "confirmed", providerReference: "prov-1" };
+    expect(parseRequestBody("reportPayoutResult", result)).toEqual(result);
+    expect(
+      refusalOf(() => parseRequestBody("reportPayoutResult", { ...result, outcome: "paid" })).details,
+    ).toEqual([{ field: "outcome", issue: 'expected ("confirmed" | "failed" | "uncertain")' }]);
+    const payment = {
+      reference: "123456789012",
+      amountMinor: 1_500,
+      currency: "KES",
+      providerReference: "bank-1",
+    };
+    expect(parseRequestBody("receiveRailPayment", payment)).toEqual(payment);
+    expect(
+      refusalOf(() => parseRequestBody("receiveRailPayment", { ...payment, amountMinor: 1.5 })).code,
+    ).toBe("InvalidRequest");
+    expect(
+      refusalOf(() => parseRequestBody("receiveRailPayment", { ...payment, railCode: "x" })).details,
+    ).toEqual([{ field: "railCode", issue: "unknown field" }]);
   });
 
   it("returns the body as the core takes it, timestamps rewritten in UTC with milliseconds", () => {
