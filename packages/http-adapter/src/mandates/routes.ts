@@ -1,7 +1,7 @@
 import { createMandate, getMandate, listMandates, revokeMandate } from "@wallet/ledger-core";
 import { type RouteEntry, tenantRoute } from "../routes/route-entry.js";
 import { uidParamsSchema } from "../validation/common-schemas.js";
-import { toPage } from "../validation/pagination.js";
+import { splitListQuery } from "../validation/pagination.js";
 import {
   createMandateBodySchema,
   listMandatesQuerySchema,
@@ -35,8 +35,8 @@ export const mandateRoutes: readonly RouteEntry[] = [
     success: { status: 200, description: "A page of mandates", schema: mandateListSchema },
     errorStatuses: [400, 401, 403, 429, 500, 503],
     run: (tx, { deps, ctx, query }) => {
-      const { page, limit, sortBy, ...filter } = query;
-      return listMandates(deps.core, ctx, tx, filter, toPage({ page, limit, sortBy }));
+      const { filter, page } = splitListQuery(query);
+      return listMandates(deps.core, ctx, tx, filter, page);
     },
   }),
   tenantRoute({

@@ -1,7 +1,7 @@
 import { getOperationDetail, getReceipt, listOperations } from "@wallet/ledger-core";
 import { type RouteEntry, tenantRoute } from "../routes/route-entry.js";
 import { uidParamsSchema } from "../validation/common-schemas.js";
-import { toPage } from "../validation/pagination.js";
+import { splitListQuery } from "../validation/pagination.js";
 import {
   listOperationsQuerySchema,
   operationDetailViewSchema,
@@ -21,8 +21,8 @@ export const operationRoutes: readonly RouteEntry[] = [
     success: { status: 200, description: "A page of operations", schema: operationPageSchema },
     errorStatuses: [400, 401, 403, 404, 429, 500, 503],
     run: (tx, { deps, ctx, query }) => {
-      const { page, limit, sortBy, ...filters } = query;
-      return listOperations(deps.core, ctx, tx, filters, toPage({ page, limit, sortBy }));
+      const { filter, page } = splitListQuery(query);
+      return listOperations(deps.core, ctx, tx, filter, page);
     },
   }),
   tenantRoute({

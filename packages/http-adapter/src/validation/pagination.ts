@@ -54,6 +54,14 @@ export function toPage(q: { page?: number; limit?: number; sortBy?: string[] }):
   return { page: q.page ?? 1, limit: q.limit ?? PAGE_LIMIT_DEFAULT, sort };
 }
 
+/** A validated list query split into what the core takes: its filter and its `Page`. */
+export function splitListQuery<Q extends { page?: number; limit?: number; sortBy?: string[] }>(
+  query: Q,
+): { filter: Omit<Q, "page" | "limit" | "sortBy">; page: Page } {
+  const { page, limit, sortBy, ...filter } = query;
+  return { filter, page: toPage({ page, limit, sortBy }) };
+}
+
 /** Spec, Endpoints' common rules: the response of every paginated list. */
 export const pagedViewSchema = <T extends v.GenericSchema>(item: T) =>
   v.object({

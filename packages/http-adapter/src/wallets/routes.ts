@@ -1,7 +1,7 @@
 import { getWalletBalance, listWalletTransactions } from "@wallet/ledger-core";
 import { type RouteEntry, tenantRoute } from "../routes/route-entry.js";
 import { uidParamsSchema } from "../validation/common-schemas.js";
-import { toPage } from "../validation/pagination.js";
+import { splitListQuery } from "../validation/pagination.js";
 import { statementPageSchema, walletBalanceSchema, walletTransactionsQuerySchema } from "./schemas.js";
 
 export const walletRoutes: readonly RouteEntry[] = [
@@ -29,8 +29,8 @@ export const walletRoutes: readonly RouteEntry[] = [
     success: { status: 200, description: "A page of the statement", schema: statementPageSchema },
     errorStatuses: [400, 401, 403, 404, 429, 500, 503],
     run: (tx, { deps, ctx, params, query }) => {
-      const { page, limit, sortBy, ...filters } = query;
-      return listWalletTransactions(deps.core, ctx, tx, params.uid, filters, toPage({ page, limit, sortBy }));
+      const { filter, page } = splitListQuery(query);
+      return listWalletTransactions(deps.core, ctx, tx, params.uid, filter, page);
     },
   }),
 ];
