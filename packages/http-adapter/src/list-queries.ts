@@ -1,6 +1,6 @@
-import { DomainError, type Page } from "@wallet/ledger-core";
+import type { Page } from "@wallet/ledger-core";
 import type * as v from "valibot";
-import { HttpError } from "./errors/http-error.js";
+import { asDomainRefusal } from "./errors/http-error.js";
 import { listMandatesQuerySchema } from "./mandates/schemas.js";
 import { listOperationsQuerySchema } from "./operations/schemas.js";
 import { queryValues } from "./routes/mount-routes.js";
@@ -43,15 +43,8 @@ export function parseListQuery<K extends keyof typeof listQuerySchemas>(
   } else {
     for (const [key, value] of Object.entries(query)) all[key] = [value].flat();
   }
-  try {
-    const parsed = validateInput(
-      listQuerySchemas[operation],
-      queryValues(all),
-      "query",
-    ) as ListQueryOutput<K>;
-    return splitListQuery(parsed) as { filter: ListFilterOf<K>; page: Page };
-  } catch (e) {
-    if (e instanceof HttpError) throw new DomainError("InvalidRequest", e.body.message, e.body.details);
-    throw e;
-  }
+  const parsed = asDomainRefusal(
+    () => validateInput(listQuerySchemas[operation], queryValues(all), "query") as ListQueryOutput<K>,
+  );
+  return splitListQuery(parsed) as { filter: ListFilterOf<K>; page: Page };
 }

@@ -1,9 +1,8 @@
-import { DomainError } from "@wallet/ledger-core";
 import type * as v from "valibot";
 import { creditWalletBodySchema } from "./credits/schemas.js";
 import { agreementInputSchema, onboardCustomerBodySchema } from "./customers/schemas.js";
 import { debitUnderMandateBodySchema, debitWalletBodySchema } from "./debits/schemas.js";
-import { HttpError } from "./errors/http-error.js";
+import { asDomainRefusal } from "./errors/http-error.js";
 import { quoteFeesBodySchema } from "./fees/schemas.js";
 import { addIdentifierBodySchema, updateIdentifierBodySchema } from "./identifiers/schemas.js";
 import { submitKycVersionBodySchema } from "./kyc-versions/schemas.js";
@@ -57,10 +56,5 @@ export function parseRequestBody<K extends keyof typeof requestBodySchemas>(
   operation: K,
   body: unknown,
 ): RequestBodyOf<K> {
-  try {
-    return validateBody(requestBodySchemas[operation], body) as RequestBodyOf<K>;
-  } catch (e) {
-    if (e instanceof HttpError) throw new DomainError("InvalidRequest", e.body.message, e.body.details);
-    throw e;
-  }
+  return asDomainRefusal(() => validateBody(requestBodySchemas[operation], body) as RequestBodyOf<K>);
 }

@@ -1,18 +1,8 @@
 import * as core from "@wallet/ledger-core";
-import { DomainError } from "@wallet/ledger-core";
 import { describe, expect, it } from "vitest";
 import { listQuerySchemas, parseListQuery } from "../src/list-queries.js";
 import { tenantRouteGroups } from "../src/tenant-api.js";
-
-const refusalOf = (run: () => unknown): DomainError => {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-};
+import { refusalOf } from "./support/refusal.js";
 
 describe("parseListQuery: the API's list queries, for callers of the core in-process", () => {
   it("names a core function for each query, and each is the query of the tenant route of that name", () => {

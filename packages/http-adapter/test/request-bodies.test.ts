@@ -1,19 +1,9 @@
 import * as core from "@wallet/ledger-core";
-import { DomainError } from "@wallet/ledger-core";
 import { describe, expect, it } from "vitest";
 import { railRoutes } from "../src/operator/rail-routes.js";
 import { parseRequestBody, requestBodySchemas } from "../src/request-bodies.js";
 import { tenantRouteGroups } from "../src/tenant-api.js";
-
-const refusalOf = (run: () => unknown): DomainError => {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-};
+import { refusalOf } from "./support/refusal.js";
 
 describe("parseRequestBody: the API's request validation, for callers of the core in-process", () => {
   it("names a core function for each body, and each is the body of a tenant route or a rail's operator route", () => {

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from "@wallet/ledger-core";
+import { DomainError, type ErrorDetail } from "@wallet/ledger-core";
 
 /** The one error body of every route (DESIGN.md section 3). */
 export interface ErrorBody {
@@ -61,3 +61,16 @@ export const tooManyRequests = (retryAfterSeconds: number): HttpError =>
     { error: "TooManyRequests", message: "Rate limit exceeded; retry later" },
     { "Retry-After": String(retryAfterSeconds) },
   );
+
+/**
+ * Runs an API check in-process: what the API would answer 400 is thrown as the core's
+ * `DomainError` `InvalidRequest`, with the same message and details.
+ */
+export function asDomainRefusal<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (e) {
+    if (e instanceof HttpError) throw new DomainError("InvalidRequest", e.body.message, e.body.details);
+    throw e;
+  }
+}
