@@ -77,7 +77,7 @@ describe("operator routes without a body schema take no body", () => {
     h.app.request(path, {
       method,
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
-      body,
+      body: body ?? null,
     });
 
   it("covers every operator write that declares no body (and no tenant route lacks one)", () => {

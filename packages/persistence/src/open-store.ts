@@ -7,13 +7,13 @@ import type { Store } from "./store.js";
 /** Tuning that does not belong in a URL (the server reads it from its config file). */
 export interface OpenStoreOptions {
   /** Group commit; absent: the engine's default (on for SQLite, off for Postgres). */
-  groupCommit?: GroupCommitOptions | false;
+  groupCommit?: GroupCommitOptions | false | undefined;
   /** Postgres connections in the pool; default 10. Ignored by SQLite (one connection). */
-  poolSize?: number;
+  poolSize?: number | undefined;
   /** Postgres: run the hot statements as named prepared statements; default true. */
-  preparedStatements?: boolean;
+  preparedStatements?: boolean | undefined;
   /** SQLite: when a commit reaches the disk; default `full`. Ignored by Postgres. */
-  sqliteSynchronous?: SqliteSynchronous;
+  sqliteSynchronous?: SqliteSynchronous | undefined;
 }
 
 /**

@@ -32,18 +32,18 @@ export interface SqlStoreOptions {
   dialect: SqlDialect;
   db: Kysely<Database>;
   /** Postgres runs READ COMMITTED explicitly; SQLite transactions are serializable by nature. */
-  isolation?: "read committed";
+  isolation?: "read committed" | undefined;
   /**
    * Coalesce concurrent units of work into one transaction, each in its own savepoint (see
    * `groupCommitUnitOfWork`). Absent or false: one transaction per `uow.run`.
    */
-  groupCommit?: GroupCommitOptions | false;
+  groupCommit?: GroupCommitOptions | false | undefined;
   /**
    * A connection of its own for `migrate`, closed afterwards (Postgres: without the pool's
    * statement and read timeouts, as a backfill over a large table may take minutes). Absent:
    * migrations run on `db`.
    */
-  openMigrationDb?: () => Kysely<Database>;
+  openMigrationDb?: (() => Kysely<Database>) | undefined;
 }
 
 /** The one savepoint name: units of work in a batch run one after another, never nested. */

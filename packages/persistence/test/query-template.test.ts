@@ -204,8 +204,15 @@ function describeTemplates(dialect: SqlDialect, open: () => Promise<Engine>) {
         /not bound as parameters: y/,
       );
       const optional = queryTemplate(
-        (db, row: { account_key: string; currency: string; balance_minor: number; updated_at?: string }) =>
-          db.insertInto("accounts").values(row),
+        (
+          db,
+          row: {
+            account_key: string;
+            currency: string;
+            balance_minor: number;
+            updated_at?: string | undefined;
+          },
+        ) => db.insertInto("accounts").values(row),
       );
       await expect(
         inTx((t) =>

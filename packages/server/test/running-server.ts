@@ -111,7 +111,7 @@ export function clientOf(baseUrl: string) {
     const res = await fetch(`${baseUrl}${pathAndQuery}`, {
       method,
       headers,
-      body: method === "GET" ? undefined : text,
+      body: method === "GET" ? null : text,
     });
     const answer = await res.text();
     return { status: res.status, text: answer, json: async () => JSON.parse(answer) };
@@ -120,7 +120,7 @@ export function clientOf(baseUrl: string) {
     const res = await fetch(`${baseUrl}${ADMIN}${path}`, {
       method,
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? null : JSON.stringify(body),
     });
     const answer = await res.text();
     return { status: res.status, text: answer, json: async () => JSON.parse(answer) };

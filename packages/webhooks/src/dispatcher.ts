@@ -35,20 +35,20 @@ export interface WebhookDispatcherOptions {
   clock: Clock;
   settings: WebhookSettings;
   /** Defaults to global fetch. */
-  transport?: WebhookTransport;
+  transport?: WebhookTransport | undefined;
   /** The tenant's current webhook config, read at delivery time. Defaults to `tx.tenants.get`. */
-  loadTenant?: (tenantId: string) => Promise<Tenant | null>;
-  logger?: WebhookLogger;
+  loadTenant?: ((tenantId: string) => Promise<Tenant | null>) | undefined;
+  logger?: WebhookLogger | undefined;
   /** Most deliveries one lease takes, across tenants (default 100). */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** Lease length; must outlast `timeoutMs` with room to record the result (default timeoutMs + 60 s). */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /**
    * Bounds one `drain()` called without `maxRounds` to this many batches' worth of deliveries
    * (default 10, so 1,000 at the default `batchSize`). The scheduler (`start`) is not bounded by
    * it: it leases whenever a slot frees, and polls when nothing is due.
    */
-  maxRoundsPerTick?: number;
+  maxRoundsPerTick?: number | undefined;
 }
 
 /**

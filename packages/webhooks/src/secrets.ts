@@ -148,7 +148,7 @@ export interface RotationOptions {
    * secret that leaked, so that receivers can drop it as soon as they hold the new one. Deliveries
    * a receiver without the new secret refuses meanwhile fail and are re-queued by the operator.
    */
-  immediate?: boolean;
+  immediate?: boolean | undefined;
 }
 
 /** When `kid` starts (or started) signing, under `signingSecretOf`'s rule; null for an unknown kid. */

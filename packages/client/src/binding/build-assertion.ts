@@ -13,24 +13,24 @@ export interface CustomerAuthentication {
   /** The customer who authenticated: the one the request acts for. */
   customerUid: string;
   /** The identifier used to authenticate (must be the customer's). */
-  identifierUid?: string;
+  identifierUid?: string | undefined;
   /** Default `two_factor`, which the service requires above the customer's two-factor threshold. */
-  assuranceLevel?: Assertion["assuranceLevel"];
+  assuranceLevel?: Assertion["assuranceLevel"] | undefined;
   /** e.g. `pin`, `password`, `biometric` (at most 32 characters). */
   factor1Type: string;
   /** e.g. `otp`, `device`; required unless assuranceLevel is `single_factor`. */
-  factor2Type?: string;
+  factor2Type?: string | undefined;
   /** Default: now. */
-  authenticatedAt?: Date | string;
+  authenticatedAt?: Date | string | undefined;
   /**
    * Default: 5 minutes after authenticatedAt. The service accepts at most 10 minutes after it, and
    * only while still in the future.
    */
-  expiresAt?: Date | string;
+  expiresAt?: Date | string | undefined;
   /** The tenant's channel, e.g. `mobile_app` (at most 40 characters). */
   channelCode: string;
   /** SHA-256 hex of the device fingerprint. */
-  deviceHash?: string;
+  deviceHash?: string | undefined;
   /** The tenant's session or login id (at most 160 characters). */
   sourceReference: string;
 }

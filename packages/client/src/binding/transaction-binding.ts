@@ -14,9 +14,9 @@ export interface TransactionBindingInput {
   amountMinor: number;
   currency: string;
   /** destinationIdentifierUid for a payout, mandateUid for a debit; absent otherwise. */
-  target?: string | null;
+  target?: string | null | undefined;
   /** Verbatim; absent when the request has none. */
-  clientReference?: string | null;
+  clientReference?: string | null | undefined;
 }
 
 export interface TransactionBinding {

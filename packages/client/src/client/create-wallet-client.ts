@@ -34,11 +34,11 @@ export type Query =
 
 export interface CallOptions {
   /** Defaults to a random UUID on POST and PATCH; reuse one to repeat a write safely. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /** Defaults to a random UUID; the same value is sent on every retry of this call. */
-  requestId?: string;
+  requestId?: string | undefined;
   /** Cancels the call, including any wait between retries. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Called with this call's final answer, after the client's own `onResponse`: how a typed method
    * tells its request id and whether the service replayed a stored answer. Must not throw.
@@ -46,13 +46,13 @@ export interface CallOptions {
    * @example
    * await client.walletCredits.create(body, { idempotencyKey, onResponse: (e) => log(e.requestId, e.idempotentReplayed) });
    */
-  onResponse?: (event: ResponseEvent) => void;
+  onResponse?: ((event: ResponseEvent) => void) | undefined;
 }
 
 export interface RequestOptions extends CallOptions {
   /** Serialized once with JSON.stringify; those exact bytes are hashed, signed and sent. */
-  body?: unknown;
-  query?: Query;
+  body?: unknown | undefined;
+  query?: Query | undefined;
 }
 
 export interface WalletResponse<T> {
@@ -80,16 +80,16 @@ export interface WalletClientOptions {
   /** Ed25519 private key in PKCS#8 PEM form. */
   privateKeyPem: string;
   /** Defaults to the global fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Retries of GETs and of writes carrying an Idempotency-Key. */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
   /** Limit on one try (sending and reading the response). Default 30 000 ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Called once per call with its final answer (success or error status), e.g. to log request
    * ids. Not called when no answer arrived (WalletNetworkError). Must not throw.
    */
-  onResponse?: (event: ResponseEvent) => void;
+  onResponse?: ((event: ResponseEvent) => void) | undefined;
 }
 
 /** What `onResponse` is told about one call. */

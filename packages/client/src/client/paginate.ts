@@ -9,7 +9,7 @@ export interface IterateOptions {
    * Stop after this many pages, even if more remain (a bound you choose on one iteration).
    * Default: none; every page is walked.
    */
-  maxPages?: number;
+  maxPages?: number | undefined;
 }
 /** The service's largest page: iterating needs fewer round trips with it. */
 export const PAGE_LIMIT_MAX = 100;

@@ -1,12 +1,12 @@
 export interface RetryOptions {
   /** Total tries including the first; default 3, at most 10. */
-  attempts?: number;
+  attempts?: number | undefined;
   /** First backoff step; doubles per retry. Default 200 ms. */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /** Ceiling of one backoff step. Default 5 000 ms. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** Ceiling applied to a server's Retry-After. Default 20 000 ms. */
-  retryAfterMaxMs?: number;
+  retryAfterMaxMs?: number | undefined;
 }
 
 export interface RetryPolicy {

@@ -8,13 +8,13 @@ export interface SignRequestInput {
   /** Path and query exactly as they go on the wire, e.g. `/api/v1/tenant/operations?page=2`. */
   pathAndQuery: string;
   /** The exact string or bytes that will be sent; "" (or omitted) for no body. */
-  body?: string | Uint8Array;
+  body?: string | Uint8Array | undefined;
   apiKey: string;
   kid: string;
   /** The Ed25519 private key: a PKCS#8 PEM or the raw 32-byte seed. */
   privateKey: string | Uint8Array;
   /** Epoch seconds; defaults to now. A string is used verbatim. */
-  timestamp?: number | string;
+  timestamp?: number | string | undefined;
 }
 
 /**

@@ -42,8 +42,8 @@ export class WebhookVerificationError extends Error {
 export interface ReceiverSecret {
   kid: string;
   secret: string;
-  createdAt?: string | Date;
-  retiredAt?: string | Date;
+  createdAt?: string | Date | undefined;
+  retiredAt?: string | Date | undefined;
 }
 
 /** Secrets as a list (with dates, for rotation) or a plain map kid -> secret (no expiry). */
@@ -54,11 +54,11 @@ export type HeaderSource = Headers | Readonly<Record<string, string | readonly s
 
 export interface VerifyWebhookOptions {
   /** Epoch seconds; defaults to the wall clock. */
-  nowSeconds?: number;
+  nowSeconds?: number | undefined;
   /** Largest accepted distance between now and X-Webhook-Timestamp, either way (default 300). */
-  toleranceSeconds?: number;
+  toleranceSeconds?: number | undefined;
   /** How long a superseded secret keeps verifying (default 86400). */
-  overlapSeconds?: number;
+  overlapSeconds?: number | undefined;
 }
 
 /** The event envelope (spec, Events). Fields may be added under v1. */

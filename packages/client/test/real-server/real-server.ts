@@ -56,7 +56,7 @@ export async function startRealServer(edit: (config: RawConfig, tenant: Tenant) 
     const res = await fetch(`${server.url}/api/v1/admin${path}`, {
       method,
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? null : JSON.stringify(body),
     });
     const text = await res.text();
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);

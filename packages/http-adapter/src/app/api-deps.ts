@@ -24,22 +24,22 @@ export interface ApiDeps {
   /** Sandbox mode (operator settings); reported by the operator API, never changes tenant behaviour here. */
   sandbox: boolean;
   /** Access log and internal errors; silent when absent. */
-  logger?: RequestLogger;
+  logger?: RequestLogger | undefined;
   /**
    * The client address the IP allowlist is checked against. Default: the Node socket's
    * `remoteAddress` (`c.env.incoming.socket.remoteAddress`, as set by @hono/node-server). Behind a
    * trusted proxy, pass a function reading the proxy's header instead.
    */
-  clientIp?: (c: Context) => string | undefined;
+  clientIp?: ((c: Context) => string | undefined) | undefined;
   /** Limits; defaults in `defaultApiLimits`. */
-  limits?: Partial<ApiLimits>;
+  limits?: Partial<ApiLimits> | undefined;
   /**
    * Runs an operator job this adapter cannot run itself (deliver-webhooks: the dispatcher is wired
    * by the server), for `POST /admin/jobs/{job}/run`. `asOfIso` is null when the caller gave none
    * (run as of now). Resolves to how many items were processed, or null for a job it does not know
    * (404). Absent: only the adapter's own jobs run.
    */
-  runJob?: (job: string, asOfIso: string | null) => Promise<number | null>;
+  runJob?: ((job: string, asOfIso: string | null) => Promise<number | null>) | undefined;
   /**
    * Webhook secret rotation for `POST /admin/tenants/{tenantId}/webhook/secrets`: creates a random
    * secret dated `now` and applies the rotation rule to the tenant's webhook config (pure, no
@@ -47,11 +47,13 @@ export interface ApiDeps {
    * the adapter must not import; the route stores the result in its own transaction. Absent: that
    * route answers 503 ServiceUnavailable.
    */
-  rotateWebhookSecret?: (
-    webhook: WebhookConfig,
-    now: Date,
-    options: { immediate: boolean },
-  ) => { webhook: WebhookConfig; secret: WebhookSecret; signsFrom: Date };
+  rotateWebhookSecret?:
+    | ((
+        webhook: WebhookConfig,
+        now: Date,
+        options: { immediate: boolean },
+      ) => { webhook: WebhookConfig; secret: WebhookSecret; signsFrom: Date })
+    | undefined;
 }
 
 export interface ApiLimits {

@@ -30,6 +30,10 @@ export interface AppVariables {
 }
 
 export interface AppEnv {
-  Bindings: NodeBindings | undefined;
+  /**
+   * Hono's `Env` wants an object here. At run time `c.env` is undefined when the app is called
+   * through `app.request`/`fetch` without bindings, so every reader goes through `?.`.
+   */
+  Bindings: NodeBindings;
   Variables: AppVariables;
 }

@@ -68,7 +68,13 @@ function operatorAction<PS extends ParamsSchema, BS extends v.GenericSchema>(
   },
 ): RouteEntry {
   const { respond, ...doc } = def;
-  return { ...doc, auth: "bearer", scopes: [], write: false, respond: respond as RouteEntry["respond"] };
+  return {
+    ...doc,
+    auth: "bearer",
+    scopes: [],
+    write: false,
+    respond: respond as NonNullable<RouteEntry["respond"]>,
+  };
 }
 
 /** Operator API (DESIGN.md sections 4 and 9): mandate suspension and running a scheduled job now. */

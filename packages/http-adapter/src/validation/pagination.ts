@@ -43,7 +43,11 @@ export const paginationEntries = {
 };
 
 /** The core's Page from the validated parameters, with the spec's defaults. */
-export function toPage(q: { page?: number; limit?: number; sortBy?: string[] }): Page {
+export function toPage(q: {
+  page?: number | undefined;
+  limit?: number | undefined;
+  sortBy?: string[] | undefined;
+}): Page {
   const sort = (q.sortBy ?? ["createdAt:DESC", "id:DESC"]).map((term) => {
     const [field, direction] = term.split(":") as [
       Page["sort"][number]["field"],

@@ -79,7 +79,7 @@ describe("signature-level attacks", () => {
     const { method, path, headers, body } = build();
     const res = await h.app.request(
       path,
-      { method, headers, body },
+      { method, headers, body: body ?? null },
       { incoming: { socket: { remoteAddress: "127.0.0.1" } } },
     );
     await expectWellFormedAnswer(res, name);

@@ -225,7 +225,7 @@ export interface Harness {
   deps: ApiDeps;
   clock: FixedClock;
   uow: UnitOfWork;
-  logs: { level: "info" | "error"; obj: Record<string, unknown>; msg?: string }[];
+  logs: { level: "info" | "error"; obj: Record<string, unknown>; msg?: string | undefined }[];
   /** Seconds since epoch of the clock, as the X-Timestamp header. */
   nowSeconds(): string;
   /** A signed tenant request. */
@@ -289,7 +289,7 @@ export function createHarness(uow: UnitOfWork, overrides: Partial<ApiDeps> = {})
       return Promise.resolve(
         app.request(
           path,
-          { method, headers, body: method === "GET" || method === "HEAD" ? undefined : body },
+          { method, headers, body: method === "GET" || method === "HEAD" ? null : body },
           { incoming: { socket: { remoteAddress: opts.remoteAddress ?? "127.0.0.1" } } },
         ),
       );
@@ -300,7 +300,7 @@ export function createHarness(uow: UnitOfWork, overrides: Partial<ApiDeps> = {})
         "Content-Type": "application/json",
       };
       return Promise.resolve(
-        app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+        app.request(path, { method, headers, body: body === undefined ? null : JSON.stringify(body) }),
       );
     },
   };

@@ -23,16 +23,16 @@ export interface TransactionBinding {
 
 export interface Assertion {
   customerUid: string;
-  identifierUid?: string;
+  identifierUid?: string | undefined;
   assuranceLevel: AssuranceLevel;
   factor1Type: string;
-  factor2Type?: string;
+  factor2Type?: string | undefined;
   authenticatedAt: string;
   expiresAt: string;
   channelCode: string;
-  deviceHash?: string;
+  deviceHash?: string | undefined;
   sourceReference: string;
-  transactionBinding?: TransactionBinding;
+  transactionBinding?: TransactionBinding | undefined;
 }
 
 /** A sourceReference seen in an accepted assertion, live until the assertion's expiresAt. */

@@ -9,7 +9,7 @@ import { type AuditEntry, auditListLimitDefault, auditListLimitMax } from "./mod
  */
 export async function listAudit(
   tx: Tx,
-  query: { tenantId?: string; limit?: number; page?: number } = {},
+  query: { tenantId?: string | undefined; limit?: number | undefined; page?: number | undefined } = {},
 ): Promise<{ data: AuditEntry[] }> {
   const window = listWindow(query, { fallback: auditListLimitDefault, max: auditListLimitMax });
   const data = await tx.audit.list({

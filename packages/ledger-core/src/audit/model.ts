@@ -11,7 +11,7 @@ export interface AuditEntry {
 
 /** One page of the audit log: every tenant's rows, or one tenant's. */
 export interface AuditListQuery {
-  tenantId?: string;
+  tenantId?: string | undefined;
   /** At most this many rows. */
   limit: number;
   /** After skipping this many. */

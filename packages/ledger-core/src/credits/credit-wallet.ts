@@ -21,7 +21,7 @@ export interface CreditWalletInput {
   amountMinor: number;
   currency: string;
   clientReference: string;
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /**

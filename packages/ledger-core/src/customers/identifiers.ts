@@ -76,7 +76,7 @@ export interface UpdateIdentifierInput {
   /** The key is required; null unless verified. */
   verifiedAt: string | null;
   /** Retires the identifier at that instant. */
-  validTo?: string;
+  validTo?: string | undefined;
 }
 
 /** PATCH /customers/{uid}/identifiers/{iid}. */

@@ -19,15 +19,15 @@ import { customerEventData, toIdentifierSummaryView } from "./views.js";
 export interface OnboardCustomerInput {
   customerType: CustomerType;
   displayName: string;
-  dateOfBirth?: string;
-  regionCode?: string;
-  preferredLocale?: string;
+  dateOfBirth?: string | undefined;
+  regionCode?: string | undefined;
+  preferredLocale?: string | undefined;
   identifiers: IdentifierInput[];
   kyc: Omit<KycVersionInput, "reviewType"> & { reviewType: "onboarding" };
   agreements: AgreementInput[];
-  rulesProfileKey?: string;
-  clientReference?: string;
-  metadata?: Record<string, unknown>;
+  rulesProfileKey?: string | undefined;
+  clientReference?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /**

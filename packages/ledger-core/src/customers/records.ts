@@ -27,10 +27,10 @@ export interface IdentifierInput {
   class: IdentifierClass;
   type: string;
   value: string;
-  isPrimary?: boolean;
+  isPrimary?: boolean | undefined;
   verificationStatus: VerificationStatus;
-  verifiedAt?: string | null;
-  issuingCountry?: string | null;
+  verifiedAt?: string | null | undefined;
+  issuingCountry?: string | null | undefined;
 }
 
 export interface AgreementInput {

@@ -116,10 +116,10 @@ export type RequeueResult =
   | { kind: "not_failed"; delivery: DeliverySummary };
 
 export interface DeliveryListFilter {
-  tenantId?: string;
-  status?: DeliveryState;
+  tenantId?: string | undefined;
+  status?: DeliveryState | undefined;
   /** Newest first; at most this many (default 100, at most 1000). */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 export const deliveryListLimitDefault = 100;

@@ -23,7 +23,7 @@ export interface QuoteFeesInput {
   walletUid: string;
   amountMinor: number;
   currency: string;
-  railCode?: string | null;
+  railCode?: string | null | undefined;
 }
 
 export interface FeeQuoteView {

@@ -31,18 +31,18 @@ export interface CreateMandateInput {
   clientReference: string;
   amountRule: AmountRule;
   /** Required unless amountRule is formula. */
-  fixedOrMaxAmountMinor?: number | null;
+  fixedOrMaxAmountMinor?: number | null | undefined;
   /** No schema is defined; a formula rule is refused. */
-  formula?: Record<string, unknown> | null;
+  formula?: Record<string, unknown> | null | undefined;
   frequency: MandateFrequency;
   currency: string;
   validFrom: string;
-  validTo?: string | null;
+  validTo?: string | null | undefined;
   /** Advisory only: the service never schedules or retries a debit. */
-  retryPolicy?: Record<string, unknown> | null;
+  retryPolicy?: Record<string, unknown> | null | undefined;
   agreement: MandateAgreementInput;
   assertion: Assertion;
-  replacesMandateUid?: string | null;
+  replacesMandateUid?: string | null | undefined;
 }
 
 /**

@@ -47,8 +47,8 @@ export interface Mandate {
 
 export interface MandateFilter {
   tenantId: string;
-  customerUid?: string;
-  status?: MandateStatus;
+  customerUid?: string | undefined;
+  status?: MandateStatus | undefined;
 }
 
 export interface MandateRepository {

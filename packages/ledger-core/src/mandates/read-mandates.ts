@@ -36,8 +36,8 @@ export async function getMandate(
 }
 
 export interface MandateQuery {
-  customerUid?: string;
-  status?: MandateStatus;
+  customerUid?: string | undefined;
+  status?: MandateStatus | undefined;
 }
 
 /** GET /mandates: the tenant's mandates; a customer outside the account matches nothing. */

@@ -16,7 +16,7 @@ export const REVOCATION_REASON_LENGTH_MAX = 500;
 export interface RevokeMandateInput {
   reason: string;
   /** Present: the customer revokes (it must be theirs). Absent: the tenant on its own authority. */
-  assertion?: Assertion | null;
+  assertion?: Assertion | null | undefined;
 }
 
 /**

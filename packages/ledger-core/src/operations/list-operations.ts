@@ -30,12 +30,12 @@ export const pageMeta = (total: number, page: Page): PageMeta => ({
 });
 
 export interface OperationQuery {
-  customerUid?: string;
-  walletUid?: string;
-  type?: OperationType;
-  state?: OperationState;
-  from?: string;
-  to?: string;
+  customerUid?: string | undefined;
+  walletUid?: string | undefined;
+  type?: OperationType | undefined;
+  state?: OperationState | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
 }
 
 /**
@@ -43,7 +43,7 @@ export interface OperationQuery {
  * compare createdAt as text, so "2026-11-22T10:00:00Z" as given would leave out every operation of
  * that second. A bound that is not an RFC 3339 time in years 0000-9999 is refused 400.
  */
-function storedBounds<Q extends { from?: string; to?: string }>(query: Q): Q {
+function storedBounds<Q extends { from?: string | undefined; to?: string | undefined }>(query: Q): Q {
   return {
     ...query,
     ...(query.from === undefined ? {} : { from: storedInstant(query.from, "from", "lower") }),
@@ -99,11 +99,11 @@ function chargesRefunded(op: Operation): number {
 }
 
 export interface StatementQuery {
-  type?: OperationType;
-  state?: OperationState;
-  from?: string;
-  to?: string;
-  includePending?: boolean;
+  type?: OperationType | undefined;
+  state?: OperationState | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  includePending?: boolean | undefined;
 }
 
 /**

@@ -15,16 +15,16 @@ export interface Paged<T> {
 
 export interface OperationFilter {
   tenantId: string;
-  customerUid?: string;
+  customerUid?: string | undefined;
   /** Matches source or destination. */
-  walletUid?: string;
-  type?: OperationType;
-  state?: OperationState;
+  walletUid?: string | undefined;
+  type?: OperationType | undefined;
+  state?: OperationState | undefined;
   /** Inclusive ISO bounds on createdAt. */
-  from?: string;
-  to?: string;
+  from?: string | undefined;
+  to?: string | undefined;
   /** Only operations that moved funds or are in a `statementStates` state (statements). */
-  movedOrFinal?: boolean;
+  movedOrFinal?: boolean | undefined;
 }
 
 export interface OperationRepository {

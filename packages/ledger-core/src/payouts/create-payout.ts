@@ -31,7 +31,7 @@ export interface CreatePayoutInput {
   railCode: string;
   clientReference: string;
   assertion: Assertion;
-  feeQuoteId?: string | null;
+  feeQuoteId?: string | null | undefined;
 }
 
 interface PayoutCharges {

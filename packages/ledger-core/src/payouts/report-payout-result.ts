@@ -21,7 +21,7 @@ export interface PayoutResultInput {
   railCode: string;
   operationUid: string;
   outcome: PayoutOutcome;
-  providerReference?: string | null;
+  providerReference?: string | null | undefined;
 }
 
 /** The final state each definite outcome leads to; a reversal (operator) presupposes a confirmation. */

@@ -44,7 +44,7 @@ export interface SuspenseItem {
 
 /** One page of the suspense items, of every status or of one. */
 export interface SuspenseListQuery {
-  status?: SuspenseStatus;
+  status?: SuspenseStatus | undefined;
   /** At most this many items. */
   limit: number;
   /** After skipping this many. */

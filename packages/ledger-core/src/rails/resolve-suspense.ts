@@ -35,7 +35,7 @@ import { toSuspenseItemView, UNATTRIBUTED_TENANT_ID } from "./suspense-views.js"
 export async function listSuspense(
   _deps: CoreDeps,
   tx: Tx,
-  filter: { status?: SuspenseStatus; limit?: number; page?: number } = {},
+  filter: { status?: SuspenseStatus | undefined; limit?: number | undefined; page?: number | undefined } = {},
 ): Promise<{ data: SuspenseItemView[] }> {
   const window = listWindow(filter, { fallback: suspenseListLimitDefault, max: suspenseListLimitMax });
   const items = await tx.suspense.list({

@@ -5,7 +5,7 @@ import { assertCount, refuse } from "./errors.js";
  * least 1 and at most `max` (`fallback` when absent); `page` 1-based (1 when absent).
  */
 export function listWindow(
-  query: { limit?: number; page?: number },
+  query: { limit?: number | undefined; page?: number | undefined },
   bounds: { fallback: number; max: number },
 ): { limit: number; offset: number } {
   // A value that is no number at all (NaN, or a string from untyped JSON) counts as absent;

@@ -27,7 +27,7 @@ export interface CreateTopupIntentInput {
   amountMinor: number;
   currency: string;
   railCode: string;
-  expiresInSeconds?: number | null;
+  expiresInSeconds?: number | null | undefined;
   clientReference: string;
 }
 

@@ -10,11 +10,11 @@ import { explicitSslMode } from "./ssl-mode.js";
 export interface PostgresStoreOptions {
   connectionString: string;
   /** Connections in the pool; default 10. */
-  poolSize?: number;
+  poolSize?: number | undefined;
   /** Longest a statement (lock waits included) may run; default 30 s. */
-  statementTimeoutMs?: number;
+  statementTimeoutMs?: number | undefined;
   /** Longest a caller waits for a pooled connection; default 10 s. */
-  connectTimeoutMs?: number;
+  connectTimeoutMs?: number | undefined;
   /**
    * Longest the client waits for the answer to a statement it sent; default the statement timeout
    * plus 5 s. The server's statement timeout answers first while the server can be reached; this
@@ -24,19 +24,19 @@ export interface PostgresStoreOptions {
    * connection, not when it is sent: statements a unit of work runs at once (`Promise.all`) share
    * the budget, which is why it sits well above the statement timeout.
    */
-  readTimeoutMs?: number;
+  readTimeoutMs?: number | undefined;
   /**
    * Group commit (off by default): concurrent units of work share one transaction, each in its
    * own savepoint. Row locks are taken per savepoint inside that transaction, so two units of
    * work of one batch touching the same wallet simply run one after the other.
    */
-  groupCommit?: GroupCommitOptions | false;
+  groupCommit?: GroupCommitOptions | false | undefined;
   /**
    * Run the hot statements as named prepared statements, parsed and planned once per connection
    * (default true). Turn off behind a pooler that does not keep prepared statements per client
    * (PgBouncer in transaction mode before 1.21).
    */
-  preparedStatements?: boolean;
+  preparedStatements?: boolean | undefined;
 }
 
 /**

@@ -58,9 +58,9 @@ export type RowVersion = Readonly<Record<string, string | null>>;
 
 /** Rows changed by an insert/update/delete, as a number. */
 export const affected = (r: {
-  numInsertedOrUpdatedRows?: bigint;
-  numUpdatedRows?: bigint;
-  numDeletedRows?: bigint;
+  numInsertedOrUpdatedRows?: bigint | undefined;
+  numUpdatedRows?: bigint | undefined;
+  numDeletedRows?: bigint | undefined;
 }) => Number(r.numInsertedOrUpdatedRows ?? r.numUpdatedRows ?? r.numDeletedRows ?? 0n);
 
 /**

@@ -14,14 +14,14 @@ export interface SqliteStoreOptions {
   /** Path of the database file (parent directories are created), or `:memory:`. */
   filename: string;
   /** How long a transaction waits for another process's write lock; default 5000. */
-  busyTimeoutMs?: number;
+  busyTimeoutMs?: number | undefined;
   /**
    * Group commit (on by default): concurrent units of work share one transaction, each in its own
    * savepoint, so a burst of requests pays for one commit. `false` gives each its own transaction.
    */
-  groupCommit?: GroupCommitOptions | false;
+  groupCommit?: GroupCommitOptions | false | undefined;
   /** When a commit reaches the disk (see `SqliteSynchronous`); default `full`. */
-  synchronous?: SqliteSynchronous;
+  synchronous?: SqliteSynchronous | undefined;
 }
 
 /**

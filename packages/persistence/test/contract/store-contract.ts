@@ -1304,6 +1304,14 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           customerUid = unique("cus");
           const other = unique("wal");
           const specs: Partial<Operation>[] = [];
+          const states = [
+            "completed",
+            "processing",
+            "failed",
+            "created",
+            "pending_provider",
+            "reversed",
+          ] as const;
           for (let i = 0; i < 36; i++) {
             const role = i % 4; // 0: into the wallet, 1: out of it, 2: someone else's, 3: wallet to wallet
             specs.push({
@@ -1317,9 +1325,8 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
                     : role === 2
                       ? "wallet_debit"
                       : "wallet_transfer",
-              state: (
-                ["completed", "processing", "failed", "created", "pending_provider", "reversed"] as const
-              )[i % 6],
+              // (the index is always in range; `??` only satisfies noUncheckedIndexedAccess)
+              state: states[i % states.length] ?? "completed",
               fundsMovedAt: i % 5 === 0 ? at(i * 1_000) : null,
               destinationWalletUid: role === 0 || role === 3 ? wallet : role === 2 ? other : null,
               sourceWalletUid: role === 1 ? wallet : role === 3 ? other : role === 2 ? unique("wal") : null,

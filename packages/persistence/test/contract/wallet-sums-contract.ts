@@ -287,13 +287,15 @@ export function describeWalletSums(run: Run, newTenantId: () => Promise<string>)
           const written = new Map<string, Operation>();
           for (const c of commands) {
             if (c.kind === "insert") {
-              const [source, destination] = {
-                in: [other, w],
-                out: [w, other],
-                self: [w, w],
-                "between others": [other, unique("wal")],
-                none: [null, null],
-              }[c.role];
+              const [source, destination] = (
+                {
+                  in: [other, w],
+                  out: [w, other],
+                  self: [w, w],
+                  "between others": [other, unique("wal")],
+                  none: [null, null],
+                } as const
+              )[c.role];
               const op = operationFixture(tenantId, {
                 type: "wallet_transfer",
                 state: c.state,

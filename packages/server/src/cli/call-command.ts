@@ -108,7 +108,7 @@ export async function sendAndPrint(
     response = await fetch(url, {
       method,
       headers,
-      body,
+      body: body ?? null,
       redirect: "manual",
       signal: AbortSignal.timeout(request.timeoutMs),
     });

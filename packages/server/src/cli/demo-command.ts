@@ -85,7 +85,7 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
         "Content-Type": "application/json",
         "X-Request-Id": `demo-${run}-${randomUUID().slice(0, 8)}`,
       },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? null : JSON.stringify(body),
       redirect: "manual",
       signal: AbortSignal.timeout(30_000),
     });

@@ -7,9 +7,9 @@ export interface CliIo {
   stderr(text: string): void;
   env: Readonly<Record<string, string | undefined>>;
   /** Base of relative paths. Default: `process.cwd()`. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** `serve` shuts down gracefully when this aborts (the bin wires SIGTERM and SIGINT to it). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called once `serve` listens (tests, embedding). */
   onListening?(server: RunningServer): void;
 }

@@ -113,9 +113,9 @@ function loadBundle(): Buffer | null {
 
 export interface ReferencePageOptions {
   /** Default: `tenantOpenApiDocument()`. */
-  document?: unknown;
+  document?: unknown | undefined;
   /** Default: reads @scalar/api-reference's standalone bundle (null: not installed). */
-  bundle?: () => Buffer | null;
+  bundle?: (() => Buffer | null) | undefined;
 }
 
 /**

@@ -28,9 +28,9 @@ export interface OpenLedgerOptions {
   /** The PII keys (`piiKeyRing(...)`): the same ones every time, or stored values cannot be read. */
   piiKeys: AesGcmVaultOptions;
   /** Named in the one-line error when those keys cannot open what the database holds. */
-  piiKeySource?: string;
-  clock?: Clock;
-  connectTimeoutMs?: number;
+  piiKeySource?: string | undefined;
+  clock?: Clock | undefined;
+  connectTimeoutMs?: number | undefined;
 }
 
 /** The ledger as `wallet serve` prepares it, without HTTP: for calling the use cases in-process. */

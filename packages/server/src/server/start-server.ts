@@ -35,39 +35,39 @@ export interface StartServerOptions {
   /** PII key ring (see `resolvePiiKeys`). */
   piiKeys: AesGcmVaultOptions;
   /** Where the PII keys came from, for the start's error line (default "WALLET_PII_KEY"). */
-  piiKeySource?: string;
+  piiKeySource?: string | undefined;
   /** 0 picks a free port. Default 8080. */
-  port?: number;
+  port?: number | undefined;
   /**
    * How long a request may take to arrive in full, headers and body (default 30 000); past it the
    * answer is 408 `RequestTimeout` and the connection closes.
    */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
   /** Default 127.0.0.1: exposing the service is a decision, not a default. */
-  host?: string;
+  host?: string | undefined;
   /** Bearer token of the operator API; null or absent disables it. */
-  adminToken?: string | null;
-  logger?: Logger;
+  adminToken?: string | null | undefined;
+  logger?: Logger | undefined;
   /** Default: the system clock. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** How long `close()` lets in-flight requests finish before cutting connections. Default 10 s. */
-  shutdownGraceMs?: number;
+  shutdownGraceMs?: number | undefined;
   /** Bound on reaching the database at start. Default 15 s. */
-  connectTimeoutMs?: number;
+  connectTimeoutMs?: number | undefined;
   /**
    * Run the periodic jobs (activate/expire mandates, expire top-ups, sandbox payout outcomes)
    * and the webhook dispatcher in this process. Default true. False (`serve --no-scheduler`)
    * leaves every job to `POST /admin/jobs/{job}/run` or `RunningServer.runJob`.
    */
-  scheduler?: boolean;
+  scheduler?: boolean | undefined;
   /** Serve the interactive API reference at GET /docs (see reference-page.ts). Default true. */
-  referencePage?: boolean;
+  referencePage?: boolean | undefined;
   /** Pause between two runs of each periodic job. Default 5 s. */
-  jobIntervalMs?: number;
+  jobIntervalMs?: number | undefined;
   /** Pause between two webhook delivery rounds. Default 1 s. */
-  webhookIntervalMs?: number;
+  webhookIntervalMs?: number | undefined;
   /** Extra periodic jobs (see `ScheduledJob`), run beside the built-in ones when the scheduler runs. */
-  jobs?: (context: { store: Store; core: CoreDeps; config: WalletConfig }) => ScheduledJob[];
+  jobs?: ((context: { store: Store; core: CoreDeps; config: WalletConfig }) => ScheduledJob[]) | undefined;
 }
 
 export interface RunningServer {

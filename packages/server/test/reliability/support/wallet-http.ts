@@ -138,8 +138,8 @@ export interface HttpAnswer {
   /** 0 when no answer came (connection refused or reset, timeout). */
   status: number;
   text: string;
-  headers?: Headers;
-  error?: string;
+  headers?: Headers | undefined;
+  error?: string | undefined;
   // biome-ignore lint/suspicious/noExplicitAny: parsed JSON, read field by field by the tests
   json(): any;
 }
@@ -208,7 +208,7 @@ export class WalletHttp {
     if (opts.idempotencyKey !== undefined) headers["Idempotency-Key"] = opts.idempotencyKey;
     return fetchAnswer(
       `${baseUrl}${pathAndQuery}`,
-      { method, headers, body: method === "GET" ? undefined : text },
+      { method, headers, body: method === "GET" ? null : text },
       opts.timeoutMs ?? 30_000,
     );
   }
@@ -225,7 +225,7 @@ export class WalletHttp {
       {
         method,
         headers: { Authorization: `Bearer ${this.c.adminToken}`, "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? null : JSON.stringify(body),
       },
       timeoutMs,
     );
