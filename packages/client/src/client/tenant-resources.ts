@@ -175,7 +175,10 @@ export function tenantResources(send: Send): TenantResources {
     keyOf: (item: Item<Id>) => string,
   ) => {
     const { maxPages, ...callOptions } = options ?? {};
-    const base = { limit: PAGE_LIMIT_MAX, ...query } as Record<string, unknown>;
+    // A destructuring default, so that `limit: undefined` (which the query types accept) still
+    // means the largest page rather than the server's default.
+    const { limit = PAGE_LIMIT_MAX, ...rest } = query ?? {};
+    const base = { limit, ...rest } as Record<string, unknown>;
     const firstPage = Number(base.page ?? 1);
     if (!Number.isSafeInteger(firstPage) || firstPage < 1) throw new TypeError("iterate: page must be >= 1");
     const fetchPage = async (page: number) =>

@@ -33,17 +33,17 @@ export interface GetOpenApiDocumentResponse {
 export interface OnboardCustomerRequest {
   customerType: "person" | "organization";
   displayName: string;
-  dateOfBirth?: string;
-  regionCode?: string;
-  preferredLocale?: string;
+  dateOfBirth?: string | undefined;
+  regionCode?: string | undefined;
+  preferredLocale?: string | undefined;
   identifiers: {
     class: "contact" | "identity_document";
     type: string;
     value: string;
     verificationStatus: "unverified" | "pending" | "verified" | "rejected" | "expired" | "revoked";
     /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
-    verifiedAt?: string;
-    issuingCountry?: string;
+    verifiedAt?: string | undefined;
+    issuingCountry?: string | undefined;
     isPrimary: boolean;
   }[];
   kyc: {
@@ -67,10 +67,10 @@ export interface OnboardCustomerRequest {
     /** Free-form JSON object; at most 16384 bytes serialized and 8 levels deep. */
     evidence: Record<string, unknown>;
   }[];
-  rulesProfileKey?: string;
-  clientReference?: string;
+  rulesProfileKey?: string | undefined;
+  clientReference?: string | undefined;
   /** Free-form JSON object; at most 16384 bytes serialized and 8 levels deep. */
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** Onboard a customer and open the main wallet */
@@ -172,9 +172,9 @@ export interface AddIdentifierRequest {
   value: string;
   verificationStatus: "unverified" | "pending" | "verified" | "rejected" | "expired" | "revoked";
   /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
-  verifiedAt?: string;
-  issuingCountry?: string;
-  isPrimary?: boolean;
+  verifiedAt?: string | undefined;
+  issuingCountry?: string | undefined;
+  isPrimary?: boolean | undefined;
 }
 
 /** Attach an identifier to a customer; isPrimary true demotes the previous primary of its class */
@@ -199,7 +199,7 @@ export interface UpdateIdentifierRequest {
   /** Required key; an ISO-8601 timestamp, or null unless verificationStatus is verified. */
   verifiedAt: string | null;
   /** Retires the identifier at that instant. */
-  validTo?: string;
+  validTo?: string | undefined;
 }
 
 /** Update an identifier's verification; validTo retires it */
@@ -287,7 +287,7 @@ export interface CreditWalletRequest {
   currency: string;
   clientReference: string;
   /** Free-form JSON object; at most 16384 bytes serialized and 8 levels deep. */
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** Credit a wallet from the tenant's prefunded balance */
@@ -348,7 +348,8 @@ export interface ListWalletTransactionsQuery {
     | "wallet_closure"
     | "closed_balance_refund"
     | "ledger_adjustment"
-    | "wallet_transfer";
+    | "wallet_transfer"
+    | undefined;
   state?:
     | "created"
     | "awaiting_authorization"
@@ -359,17 +360,18 @@ export interface ListWalletTransactionsQuery {
     | "confirmed"
     | "failed"
     | "reversed"
-    | "completed";
+    | "completed"
+    | undefined;
   /** Inclusive lower bound on createdAt (ISO-8601 / RFC 3339, Z or ±HH:MM offset). */
-  from?: string;
+  from?: string | undefined;
   /** Inclusive upper bound on createdAt (ISO-8601 / RFC 3339, Z or ±HH:MM offset). */
-  to?: string;
+  to?: string | undefined;
   /** true also lists in-flight operations that have moved no funds yet. */
-  includePending?: boolean;
-  page?: number | string;
-  limit?: number | string;
+  includePending?: boolean | undefined;
+  page?: number | string | undefined;
+  limit?: number | string | undefined;
   /** Repeatable `field:ASC|DESC`; fields createdAt and id; default createdAt:DESC,id:DESC. */
-  sortBy?: string | string[];
+  sortBy?: string | string[] | undefined;
 }
 
 /** The wallet's statement: operations that moved funds or reached a final state */
@@ -411,9 +413,9 @@ export interface ListWalletTransactionsResponse {
 
 /** Query of GET /operations. */
 export interface ListOperationsQuery {
-  customerUid?: string;
+  customerUid?: string | undefined;
   /** Matches the source or the destination wallet. */
-  walletUid?: string;
+  walletUid?: string | undefined;
   type?:
     | "wallet_credit"
     | "wallet_debit"
@@ -426,7 +428,8 @@ export interface ListOperationsQuery {
     | "wallet_closure"
     | "closed_balance_refund"
     | "ledger_adjustment"
-    | "wallet_transfer";
+    | "wallet_transfer"
+    | undefined;
   state?:
     | "created"
     | "awaiting_authorization"
@@ -437,15 +440,16 @@ export interface ListOperationsQuery {
     | "confirmed"
     | "failed"
     | "reversed"
-    | "completed";
+    | "completed"
+    | undefined;
   /** Inclusive lower bound on createdAt (ISO-8601 / RFC 3339, Z or ±HH:MM offset). */
-  from?: string;
+  from?: string | undefined;
   /** Inclusive upper bound on createdAt (ISO-8601 / RFC 3339, Z or ±HH:MM offset). */
-  to?: string;
-  page?: number | string;
-  limit?: number | string;
+  to?: string | undefined;
+  page?: number | string | undefined;
+  limit?: number | string | undefined;
   /** Repeatable `field:ASC|DESC`; fields createdAt and id; default createdAt:DESC,id:DESC. */
-  sortBy?: string | string[];
+  sortBy?: string | string[] | undefined;
 }
 
 /** The tenant's operations in any state, newest first by default */
@@ -603,12 +607,12 @@ export interface GetReceiptResponse {
 
 /** Query of GET /mandates. */
 export interface ListMandatesQuery {
-  customerUid?: string;
-  status?: "pending" | "active" | "suspended" | "revoked" | "expired" | "completed";
-  page?: number | string;
-  limit?: number | string;
+  customerUid?: string | undefined;
+  status?: "pending" | "active" | "suspended" | "revoked" | "expired" | "completed" | undefined;
+  page?: number | string | undefined;
+  limit?: number | string | undefined;
   /** Repeatable `field:ASC|DESC`; fields createdAt and id; default createdAt:DESC,id:DESC. */
-  sortBy?: string | string[];
+  sortBy?: string | string[] | undefined;
 }
 
 /** The tenant's mandates, newest first; a customer outside the account matches nothing */
@@ -647,17 +651,17 @@ export interface CreateMandateRequest {
   clientReference: string;
   amountRule: "fixed" | "up_to" | "formula";
   /** Exact (fixed) or maximum (up_to) debit; required unless amountRule is formula. */
-  fixedOrMaxAmountMinor?: number | null;
+  fixedOrMaxAmountMinor?: number | null | undefined;
   /** Free-form JSON object; at most 16384 bytes serialized and 8 levels deep. */
-  formula?: Record<string, unknown>;
+  formula?: Record<string, unknown> | undefined;
   frequency: "one_time" | "daily" | "weekly" | "monthly" | "on_due_date" | "ad_hoc";
   currency: string;
   /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
   validFrom: string;
   /** After validFrom; absent or null means open-ended. */
-  validTo?: string | null;
+  validTo?: string | null | undefined;
   /** Advisory; the service never schedules or retries a debit. */
-  retryPolicy?: Record<string, unknown>;
+  retryPolicy?: Record<string, unknown> | undefined;
   agreement: {
     documentType: string;
     documentVersion: string;
@@ -671,27 +675,29 @@ export interface CreateMandateRequest {
   };
   assertion: {
     customerUid: string;
-    identifierUid?: string;
+    identifierUid?: string | undefined;
     assuranceLevel: "single_factor" | "two_factor" | "step_up";
     factor1Type: string;
     /** Required unless assuranceLevel is single_factor. */
-    factor2Type?: string;
+    factor2Type?: string | undefined;
     /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
     authenticatedAt: string;
     /** After authenticatedAt, at most 10 minutes after it, still in the future on arrival. */
     expiresAt: string;
     channelCode: string;
-    deviceHash?: string;
+    deviceHash?: string | undefined;
     sourceReference: string;
     /** Required above the customer's two-factor threshold. */
-    transactionBinding?: {
-      hash: string;
-      algorithm: "sha256";
-      /** The literal template customerUid|walletUid|amountMinor|currency|destinationIdentifierUid|clientReference. */
-      canonical: string;
-    };
+    transactionBinding?:
+      | {
+          hash: string;
+          algorithm: "sha256";
+          /** The literal template customerUid|walletUid|amountMinor|currency|destinationIdentifierUid|clientReference. */
+          canonical: string;
+        }
+      | undefined;
   };
-  replacesMandateUid?: string | null;
+  replacesMandateUid?: string | null | undefined;
 }
 
 /** Register a mandate with its acceptance; active once validFrom has passed, else pending */
@@ -720,28 +726,32 @@ export type GetMandateResponse = CreateMandateResponse;
 /** Body of POST /mandates/{uid}/revoke. */
 export interface RevokeMandateRequest {
   reason: string;
-  assertion?: {
-    customerUid: string;
-    identifierUid?: string;
-    assuranceLevel: "single_factor" | "two_factor" | "step_up";
-    factor1Type: string;
-    /** Required unless assuranceLevel is single_factor. */
-    factor2Type?: string;
-    /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
-    authenticatedAt: string;
-    /** After authenticatedAt, at most 10 minutes after it, still in the future on arrival. */
-    expiresAt: string;
-    channelCode: string;
-    deviceHash?: string;
-    sourceReference: string;
-    /** Required above the customer's two-factor threshold. */
-    transactionBinding?: {
-      hash: string;
-      algorithm: "sha256";
-      /** The literal template customerUid|walletUid|amountMinor|currency|destinationIdentifierUid|clientReference. */
-      canonical: string;
-    };
-  };
+  assertion?:
+    | {
+        customerUid: string;
+        identifierUid?: string | undefined;
+        assuranceLevel: "single_factor" | "two_factor" | "step_up";
+        factor1Type: string;
+        /** Required unless assuranceLevel is single_factor. */
+        factor2Type?: string | undefined;
+        /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
+        authenticatedAt: string;
+        /** After authenticatedAt, at most 10 minutes after it, still in the future on arrival. */
+        expiresAt: string;
+        channelCode: string;
+        deviceHash?: string | undefined;
+        sourceReference: string;
+        /** Required above the customer's two-factor threshold. */
+        transactionBinding?:
+          | {
+              hash: string;
+              algorithm: "sha256";
+              /** The literal template customerUid|walletUid|amountMinor|currency|destinationIdentifierUid|clientReference. */
+              canonical: string;
+            }
+          | undefined;
+      }
+    | undefined;
 }
 
 /** Revoke a mandate (terminal); with an assertion the revocation is the customer's */
@@ -757,25 +767,27 @@ export interface DebitWalletRequest {
   clientReference: string;
   assertion: {
     customerUid: string;
-    identifierUid?: string;
+    identifierUid?: string | undefined;
     assuranceLevel: "single_factor" | "two_factor" | "step_up";
     factor1Type: string;
     /** Required unless assuranceLevel is single_factor. */
-    factor2Type?: string;
+    factor2Type?: string | undefined;
     /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
     authenticatedAt: string;
     /** After authenticatedAt, at most 10 minutes after it, still in the future on arrival. */
     expiresAt: string;
     channelCode: string;
-    deviceHash?: string;
+    deviceHash?: string | undefined;
     sourceReference: string;
     /** Required above the customer's two-factor threshold. */
-    transactionBinding?: {
-      hash: string;
-      algorithm: "sha256";
-      /** The literal template customerUid|walletUid|amountMinor|currency|destinationIdentifierUid|clientReference. */
-      canonical: string;
-    };
+    transactionBinding?:
+      | {
+          hash: string;
+          algorithm: "sha256";
+          /** The literal template customerUid|walletUid|amountMinor|currency|destinationIdentifierUid|clientReference. */
+          canonical: string;
+        }
+      | undefined;
   };
 }
 
@@ -813,7 +825,7 @@ export interface QuoteFeesRequest {
   /** Integer count of minor units, 1 .. 2^53-1. */
   amountMinor: number;
   currency: string;
-  railCode?: string | null;
+  railCode?: string | null | undefined;
 }
 
 /** Quote the fees and tax of an operation; nothing is charged and no operation is created */
@@ -856,27 +868,29 @@ export interface CreatePayoutRequest {
   clientReference: string;
   assertion: {
     customerUid: string;
-    identifierUid?: string;
+    identifierUid?: string | undefined;
     assuranceLevel: "single_factor" | "two_factor" | "step_up";
     factor1Type: string;
     /** Required unless assuranceLevel is single_factor. */
-    factor2Type?: string;
+    factor2Type?: string | undefined;
     /** RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds. */
     authenticatedAt: string;
     /** After authenticatedAt, at most 10 minutes after it, still in the future on arrival. */
     expiresAt: string;
     channelCode: string;
-    deviceHash?: string;
+    deviceHash?: string | undefined;
     sourceReference: string;
     /** Required above the customer's two-factor threshold. */
-    transactionBinding?: {
-      hash: string;
-      algorithm: "sha256";
-      /** The literal template customerUid|walletUid|amountMinor|currency|destinationIdentifierUid|clientReference. */
-      canonical: string;
-    };
+    transactionBinding?:
+      | {
+          hash: string;
+          algorithm: "sha256";
+          /** The literal template customerUid|walletUid|amountMinor|currency|destinationIdentifierUid|clientReference. */
+          canonical: string;
+        }
+      | undefined;
   };
-  feeQuoteId?: string;
+  feeQuoteId?: string | undefined;
 }
 
 /** Pay out to the customer's own verified contact identifier through a rail (phase 1) */
@@ -890,7 +904,7 @@ export interface CreateTopupIntentRequest {
   currency: string;
   railCode: string;
   /** Lifetime of the intent in seconds; default the rail's configured lifetime, else 3600. */
-  expiresInSeconds?: number;
+  expiresInSeconds?: number | undefined;
   clientReference: string;
 }
 

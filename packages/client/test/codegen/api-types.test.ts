@@ -115,7 +115,11 @@ describe("generated API types", () => {
               "201": {
                 content: {
                   "application/json": {
-                    schema: { type: "object", properties: { ok: { const: true } }, required: ["ok"] },
+                    schema: {
+                      type: "object",
+                      properties: { ok: { const: true }, note: { type: "string" } },
+                      required: ["ok"],
+                    },
                   },
                 },
               },
@@ -127,13 +131,16 @@ describe("generated API types", () => {
     });
     expect(text).toContain('export const apiVersion = "v9";');
     expect(text).toContain("/** Minor units. */\n  amountMinor: number;");
-    expect(text).toContain("note?: string | null;");
-    expect(text).toContain('tags?: Array<"a" | "b">;');
-    expect(text).toContain('"odd-name"?: boolean;');
-    expect(text).toContain("metadata?: Record<string, unknown>;");
-    expect(text).toContain("page?: number | string;");
-    expect(text).toContain("includePending?: boolean;");
-    expect(text).toContain("/** Make a thing */\nexport interface MakeThingResponse {\n  ok: true;\n}");
+    expect(text).toContain("note?: string | null | undefined;");
+    expect(text).toContain('tags?: Array<"a" | "b"> | undefined;');
+    expect(text).toContain('"odd-name"?: boolean | undefined;');
+    expect(text).toContain("metadata?: Record<string, unknown> | undefined;");
+    expect(text).toContain("page?: number | string | undefined;");
+    expect(text).toContain("includePending?: boolean | undefined;");
+    // An input's optional field also takes undefined (exactOptionalPropertyTypes); a response's does not.
+    expect(text).toContain(
+      "/** Make a thing */\nexport interface MakeThingResponse {\n  ok: true;\n  note?: string;\n}",
+    );
     expect(text).toContain(
       'makeThing: { method: "POST", path: "/things/{uid}", status: 201, signed: true, pathParams: ["uid"] }',
     );

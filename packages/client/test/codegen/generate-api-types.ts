@@ -74,8 +74,13 @@ function queryValueType(schema: JsonSchema): string | undefined {
   return undefined;
 }
 
-/** The TypeScript type of a JSON Schema, indented for nesting at `depth`. */
-function typeOf(schema: JsonSchema, depth: number, refName: (ref: string) => string): string {
+/**
+ * The TypeScript type of a JSON Schema, indented for nesting at `depth`. In an `input` (a request
+ * body or query the caller fills) an optional property also takes `undefined`, so that a caller
+ * compiling with `exactOptionalPropertyTypes` can pass a value that may be undefined: the SDK
+ * drops it (JSON.stringify leaves it out of a body, the query serializer out of a query).
+ */
+function typeOf(schema: JsonSchema, depth: number, refName: (ref: string) => string, input: boolean): string {
   for (const key of Object.keys(schema)) {
     if (!schemaKeywords.has(key) && key !== "$ref") {
       throw new Error(`generate-api-types: unsupported JSON Schema keyword "${key}"`);
@@ -86,12 +91,12 @@ function typeOf(schema: JsonSchema, depth: number, refName: (ref: string) => str
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
   const union = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
   if (union !== undefined) {
-    const members = [...new Set(union.map((s) => typeOf(s, depth, refName)))];
+    const members = [...new Set(union.map((s) => typeOf(s, depth, refName, input)))];
     return members.map((m) => (m.includes("|") && members.length > 1 ? `(${m})` : m)).join(" | ");
   }
   const type = schema.type;
   if (Array.isArray(type)) {
-    return type.map((t) => typeOf({ ...schema, type: t }, depth, refName)).join(" | ");
+    return type.map((t) => typeOf({ ...schema, type: t }, depth, refName, input)).join(" | ");
   }
   switch (type) {
     case "string":
@@ -104,11 +109,11 @@ function typeOf(schema: JsonSchema, depth: number, refName: (ref: string) => str
     case "null":
       return "null";
     case "array": {
-      const item = typeOf((schema.items ?? {}) as JsonSchema, depth, refName);
+      const item = typeOf((schema.items ?? {}) as JsonSchema, depth, refName, input);
       return /[|&\s]/.test(item) && !item.startsWith("{") ? `Array<${item}>` : `${item}[]`;
     }
     case "object":
-      return objectType(schema, depth, refName);
+      return objectType(schema, depth, refName, input);
     case undefined:
       if (Object.keys(schema).every((k) => k === "description")) return "unknown";
       throw new Error(`generate-api-types: schema without a type: ${JSON.stringify(schema).slice(0, 120)}`);
@@ -117,7 +122,12 @@ function typeOf(schema: JsonSchema, depth: number, refName: (ref: string) => str
   }
 }
 
-function objectType(schema: JsonSchema, depth: number, refName: (ref: string) => string): string {
+function objectType(
+  schema: JsonSchema,
+  depth: number,
+  refName: (ref: string) => string,
+  input: boolean,
+): string {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   const extra = schema.additionalProperties;
@@ -125,7 +135,7 @@ function objectType(schema: JsonSchema, depth: number, refName: (ref: string) =>
   if (names.length === 0) {
     if (extra === false) return "Record<string, never>";
     if (typeof extra === "object" && extra !== null) {
-      return `Record<string, ${typeOf(extra as JsonSchema, depth, refName)}>`;
+      return `Record<string, ${typeOf(extra as JsonSchema, depth, refName, input)}>`;
     }
     // A free-form object (metadata, evidence) or an open one with nothing guaranteed.
     return "Record<string, unknown>";
@@ -135,11 +145,12 @@ function objectType(schema: JsonSchema, depth: number, refName: (ref: string) =>
   for (const name of names) {
     const property = properties[name] as JsonSchema;
     if (typeof property.description === "string") body += docComment(property.description, indent);
-    const optional = required.has(name) ? "" : "?";
-    body += `${indent}${propertyKey(name)}${optional}: ${typeOf(property, depth + 1, refName)};\n`;
+    const type = typeOf(property, depth + 1, refName, input);
+    const optional = !required.has(name);
+    body += `${indent}${propertyKey(name)}${optional ? "?" : ""}: ${type}${optional && input ? " | undefined" : ""};\n`;
   }
   if (typeof extra === "object" && extra !== null) {
-    body += `${indent}[key: string]: ${typeOf(extra as JsonSchema, depth + 1, refName)};\n`;
+    body += `${indent}[key: string]: ${typeOf(extra as JsonSchema, depth + 1, refName, input)};\n`;
   }
   return `${body}${"  ".repeat(depth)}}`;
 }
@@ -173,8 +184,8 @@ export function generateApiTypes(document: OpenApiDocument): string {
     return name;
   };
 
-  const declare = (name: string, schema: JsonSchema, doc: string | undefined) => {
-    const type = typeOf(schema, 0, refName);
+  const declare = (name: string, schema: JsonSchema, doc: string | undefined, input: boolean) => {
+    const type = typeOf(schema, 0, refName, input);
     const comment = doc === undefined ? "" : docComment(doc, "");
     const same = byShape.get(type);
     if (same !== undefined) {
@@ -193,7 +204,7 @@ export function generateApiTypes(document: OpenApiDocument): string {
   for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
     const typeName = name === "Error" ? "ErrorBody" : name;
     componentNames.set(`#/components/schemas/${name}`, typeName);
-    declare(typeName, schema, name === "Error" ? "The one error body of every failure." : undefined);
+    declare(typeName, schema, name === "Error" ? "The one error body of every failure." : undefined, false);
   }
 
   const routes: RouteInfo[] = [];
@@ -208,7 +219,7 @@ export function generateApiTypes(document: OpenApiDocument): string {
       const bodyName =
         body === undefined
           ? null
-          : declare(`${base}Request`, body, `Body of ${method.toUpperCase()} ${path}.`);
+          : declare(`${base}Request`, body, `Body of ${method.toUpperCase()} ${path}.`, true);
 
       const query = parameters.filter((p) => p.in === "query");
       let queryName: string | null = null;
@@ -217,8 +228,8 @@ export function generateApiTypes(document: OpenApiDocument): string {
         let text = `${docComment(`Query of ${method.toUpperCase()} ${path}.`, "")}export interface ${queryName} {\n`;
         for (const p of query) {
           if (typeof p.schema.description === "string") text += docComment(p.schema.description, "  ");
-          const type = queryValueType(p.schema) ?? typeOf(p.schema, 1, refName);
-          text += `  ${propertyKey(p.name)}${p.required ? "" : "?"}: ${type};\n`;
+          const type = queryValueType(p.schema) ?? typeOf(p.schema, 1, refName, true);
+          text += `  ${propertyKey(p.name)}${p.required ? "" : "?"}: ${type}${p.required ? "" : " | undefined"};\n`;
         }
         declarations.push(`${text}}\n`);
       }
@@ -231,7 +242,7 @@ export function generateApiTypes(document: OpenApiDocument): string {
       if (status === undefined || schema === undefined) {
         throw new Error(`generate-api-types: ${operation.operationId} has no JSON success response`);
       }
-      const responseName = declare(`${base}Response`, schema, operation.summary);
+      const responseName = declare(`${base}Response`, schema, operation.summary, false);
 
       routes.push({
         operationId: operation.operationId,
