@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -129,4 +130,39 @@ describe("the packages' published source maps", () => {
     }
     expect(unshipped).toEqual([]);
   });
+});
+
+// Embedders compile with `exactOptionalPropertyTypes` and `skipLibCheck: false`: the declarations
+// must compile there (an `AppEnv` whose Bindings may be undefined broke Hono's `Env` constraint),
+// and an optional input must take a value that may be undefined (`metadata: maybeMetadata`).
+// fixtures/strict-consumer imports every public entry and fills such inputs; one tsc run checks it
+// against the built declarations, resolved through node_modules as an npm consumer's would be.
+describe("the packages' published declarations, in a strict consumer", () => {
+  beforeAll(() => ensureServerBuilt(), 200_000);
+
+  it("compile with exactOptionalPropertyTypes and skipLibCheck off, optional inputs taking undefined", async () => {
+    const fixture = join(repoRoot, "packages/server/test/fixtures/strict-consumer");
+    const config = JSON.parse(readFileSync(join(fixture, "tsconfig.json"), "utf8")).compilerOptions;
+    expect(config).toMatchObject({ exactOptionalPropertyTypes: true, skipLibCheck: false, strict: true });
+    const entries = packages.flatMap((pkg) => {
+      const dir = join(repoRoot, "packages", pkg);
+      const manifest = manifestOf(dir);
+      return Object.keys((manifest.exports ?? { ".": null }) as object).map((sub) =>
+        sub === "." ? manifest.name : `${manifest.name}/${sub.slice(2)}`,
+      );
+    });
+    const consumer = readFileSync(join(fixture, "consumer.ts"), "utf8");
+    const missing = entries.filter((entry) => !consumer.includes(`from "${entry}";`));
+    expect(missing, "public entries the consumer does not import").toEqual([]);
+
+    const output = await new Promise<string>((resolve) =>
+      execFile(
+        join(repoRoot, "node_modules/.bin/tsc"),
+        ["-p", join(fixture, "tsconfig.json")],
+        { cwd: fixture, timeout: 60_000, maxBuffer: 4 * 1024 * 1024 },
+        (error, stdout, stderr) => resolve(error ? `${stdout}${stderr}`.trim() || String(error) : ""),
+      ),
+    );
+    expect(output).toBe("");
+  }, 70_000);
 });
