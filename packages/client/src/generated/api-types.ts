@@ -293,7 +293,19 @@ export interface CreditWalletRequest {
 /** Credit a wallet from the tenant's prefunded balance */
 export interface CreditWalletResponse {
   uid: string;
-  type: string;
+  type:
+    | "wallet_credit"
+    | "wallet_debit"
+    | "payout_b2c"
+    | "topup_c2b"
+    | "hold"
+    | "safeguarding_fund"
+    | "client_funding_deposit"
+    | "settlement_sweep"
+    | "wallet_closure"
+    | "closed_balance_refund"
+    | "ledger_adjustment"
+    | "wallet_transfer";
   state:
     | "created"
     | "awaiting_authorization"
@@ -456,7 +468,19 @@ export interface ListOperationsQuery {
 export interface ListOperationsResponse {
   data: {
     uid: string;
-    type: string;
+    type:
+      | "wallet_credit"
+      | "wallet_debit"
+      | "payout_b2c"
+      | "topup_c2b"
+      | "hold"
+      | "safeguarding_fund"
+      | "client_funding_deposit"
+      | "settlement_sweep"
+      | "wallet_closure"
+      | "closed_balance_refund"
+      | "ledger_adjustment"
+      | "wallet_transfer";
     state:
       | "created"
       | "awaiting_authorization"
@@ -495,7 +519,19 @@ export interface ListOperationsResponse {
 /** An operation with its state timeline */
 export interface GetOperationResponse {
   uid: string;
-  type: string;
+  type:
+    | "wallet_credit"
+    | "wallet_debit"
+    | "payout_b2c"
+    | "topup_c2b"
+    | "hold"
+    | "safeguarding_fund"
+    | "client_funding_deposit"
+    | "settlement_sweep"
+    | "wallet_closure"
+    | "closed_balance_refund"
+    | "ledger_adjustment"
+    | "wallet_transfer";
   state:
     | "created"
     | "awaiting_authorization"
@@ -570,7 +606,19 @@ export interface GetOperationResponse {
 /** The receipt of an operation whose money moved; 404 before that */
 export interface GetReceiptResponse {
   operationUid: string;
-  type: string;
+  type:
+    | "wallet_credit"
+    | "wallet_debit"
+    | "payout_b2c"
+    | "topup_c2b"
+    | "hold"
+    | "safeguarding_fund"
+    | "client_funding_deposit"
+    | "settlement_sweep"
+    | "wallet_closure"
+    | "closed_balance_refund"
+    | "ledger_adjustment"
+    | "wallet_transfer";
   occurredAt: string;
   amountMinor: number;
   feeMinor: number;
@@ -911,7 +959,19 @@ export interface CreateTopupIntentRequest {
 /** Issue a top-up intent: a 12-digit reference the payer quotes to the rail */
 export interface CreateTopupIntentResponse {
   uid: string;
-  type: string;
+  type:
+    | "wallet_credit"
+    | "wallet_debit"
+    | "payout_b2c"
+    | "topup_c2b"
+    | "hold"
+    | "safeguarding_fund"
+    | "client_funding_deposit"
+    | "settlement_sweep"
+    | "wallet_closure"
+    | "closed_balance_refund"
+    | "ledger_adjustment"
+    | "wallet_transfer";
   state:
     | "created"
     | "awaiting_authorization"
@@ -944,7 +1004,19 @@ export interface CreateTopupIntentResponse {
 /** A top-up intent: the operation detail with intentReference and expiresAt */
 export interface GetTopupIntentResponse {
   uid: string;
-  type: string;
+  type:
+    | "wallet_credit"
+    | "wallet_debit"
+    | "payout_b2c"
+    | "topup_c2b"
+    | "hold"
+    | "safeguarding_fund"
+    | "client_funding_deposit"
+    | "settlement_sweep"
+    | "wallet_closure"
+    | "closed_balance_refund"
+    | "ledger_adjustment"
+    | "wallet_transfer";
   state:
     | "created"
     | "awaiting_authorization"

@@ -8,7 +8,7 @@ const minor = v.pipe(v.number(), v.safeInteger());
 
 const operationEntries = {
   uid: v.string(),
-  type: v.string(),
+  type: v.picklist(operationTypes),
   state: v.picklist(operationStates),
   amountMinor: minor,
   feeMinor: minor,
@@ -65,7 +65,7 @@ export const operationPageSchema = pagedViewSchema(operationViewSchema);
 /** Spec, Receipt. */
 export const receiptViewSchema = v.object({
   operationUid: v.string(),
-  type: v.string(),
+  type: v.picklist(operationTypes),
   occurredAt: v.string(),
   amountMinor: minor,
   feeMinor: minor,

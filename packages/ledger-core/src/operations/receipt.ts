@@ -2,11 +2,11 @@ import type { CoreDeps, RequestContext } from "../app/context.js";
 import { notFound } from "../shared/errors.js";
 import { canonicalJson } from "../shared/jcs.js";
 import type { Tx } from "../store/unit-of-work.js";
-import { finalStates, type Operation } from "./model.js";
+import { finalStates, type Operation, type OperationState, type OperationType } from "./model.js";
 
 export interface ReceiptView {
   operationUid: string;
-  type: string;
+  type: OperationType;
   /** When the operation completed, otherwise when its money first moved. */
   occurredAt: string;
   amountMinor: number;
@@ -17,7 +17,7 @@ export interface ReceiptView {
   counterparty: { hint: string | null };
   references: { clientReference: string | null; providerReference: string | null; journalUids: string[] };
   feeBreakdown: { label: string; amountMinor: number }[];
-  state: string;
+  state: OperationState;
   /** SHA-256 hex of the RFC 8785 canonical JSON of the receipt without this field. */
   receiptHash: string;
 }

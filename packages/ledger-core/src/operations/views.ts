@@ -1,4 +1,11 @@
-import type { ActorType, Operation, OperationState, ProviderState, TimelineEvent } from "./model.js";
+import type {
+  ActorType,
+  Operation,
+  OperationState,
+  OperationType,
+  ProviderState,
+  TimelineEvent,
+} from "./model.js";
 
 export const TENANT_API_PREFIX = "/api/v1/tenant";
 const operationsPath = `${TENANT_API_PREFIX}/operations/`;
@@ -6,7 +13,7 @@ const operationsPath = `${TENANT_API_PREFIX}/operations/`;
 /** The operation projection: every money-moving write, GET /operations/{uid} and operation events. */
 export interface OperationView {
   uid: string;
-  type: string;
+  type: OperationType;
   state: OperationState;
   amountMinor: number;
   feeMinor: number;
@@ -21,6 +28,27 @@ export interface OperationView {
   expiresAt?: string;
   railCode?: string;
   payerInstructions?: string | null;
+}
+
+/** The fields a top-up's view always carries (spec, Operation: "Top-up operation adds"). */
+export type TopupFields = Required<
+  Pick<OperationView, "intentReference" | "expiresAt" | "railCode" | "payerInstructions">
+>;
+
+/** An operation view of a top-up intent: POST /topup-intents. */
+export type TopupView = OperationView & TopupFields;
+
+/** The top-up detail read: GET /topup-intents/{uid}. */
+export type TopupDetailView = OperationDetailView & TopupFields;
+
+/** Whether the view carries the top-up fields (toOperationView adds them to an intent's view). */
+export function isTopupView<V extends OperationView>(view: V): view is V & TopupFields {
+  return (
+    view.intentReference !== undefined &&
+    view.expiresAt !== undefined &&
+    view.railCode !== undefined &&
+    view.payerInstructions !== undefined
+  );
 }
 
 export interface TimelineView {

@@ -6,8 +6,8 @@ import { assertClientReferenceUnused } from "../operations/client-reference.js";
 import { readOperationDetail } from "../operations/get-operation.js";
 import { createAndTransitionOperation } from "../operations/lifecycle.js";
 import type { Operation } from "../operations/model.js";
-import type { OperationDetailView, OperationView } from "../operations/views.js";
-import { toOperationView } from "../operations/views.js";
+import type { TopupDetailView, TopupView } from "../operations/views.js";
+import { isTopupView, toOperationView } from "../operations/views.js";
 import { railFor } from "../rails/rail-capability.js";
 import { invariant, notFound, refuse } from "../shared/errors.js";
 import { assertPositiveAmount } from "../shared/money.js";
@@ -85,7 +85,7 @@ export async function createTopupIntent(
   ctx: RequestContext,
   tx: Tx,
   input: CreateTopupIntentInput,
-): Promise<OperationView> {
+): Promise<TopupView> {
   assertPositiveAmount(input.amountMinor);
   assertLifetime(input.expiresInSeconds);
   const tenantId = ctx.tenant.id;
@@ -150,7 +150,9 @@ export async function createTopupIntent(
     updatedAt: at,
   };
   await createAndTransitionOperation(tx, op, "api_client", "pending_provider", at, "system");
-  return toOperationView(op);
+  const view = toOperationView(op);
+  invariant(isTopupView(view), "an intent's view carries its top-up fields");
+  return view;
 }
 
 /** GET /topup-intents/{uid}: the operation detail with intentReference and expiresAt; 404 for anything else. */
@@ -159,10 +161,10 @@ export async function getTopupIntent(
   ctx: RequestContext,
   tx: Tx,
   uid: string,
-): Promise<OperationDetailView> {
+): Promise<TopupDetailView> {
   const op = await tx.operations.get(ctx.tenant.id, uid);
   if (op?.type !== "topup_c2b" || op.intentReference === null) return notFound("Top-up intent");
   const view = await readOperationDetail(tx, op);
-  invariant(view.intentReference !== undefined, "an intent's view carries its reference");
+  invariant(isTopupView(view), "an intent's view carries its top-up fields");
   return view;
 }
