@@ -59,9 +59,9 @@ export function toPage(q: {
 }
 
 /** A validated list query split into what the core takes: its filter and its `Page`. */
-export function splitListQuery<Q extends { page?: number; limit?: number; sortBy?: string[] }>(
-  query: Q,
-): { filter: Omit<Q, "page" | "limit" | "sortBy">; page: Page } {
+export function splitListQuery<
+  Q extends { page?: number | undefined; limit?: number | undefined; sortBy?: string[] | undefined },
+>(query: Q): { filter: Omit<Q, "page" | "limit" | "sortBy">; page: Page } {
   const { page, limit, sortBy, ...filter } = query;
   return { filter, page: toPage({ page, limit, sortBy }) };
 }
