@@ -1,27 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Operation, OperationState } from "@wallet/ledger-core";
-import BetterSqlite3 from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
-import pg from "pg";
+import { type Kysely, Migrator } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createFreshPostgresDatabase,
-  createPostgresStore,
-  createSqliteStore,
-  postgresTestUrl,
-  type SqlDialect,
-  type Store,
-} from "../src/index.js";
+import type { Store } from "../src/index.js";
 import { inCodeMigrationProvider } from "../src/migrations/migration-provider.js";
-import { exactIntegerTypes } from "../src/postgres/exact-integer-types.js";
 import { newHousekeeping, RowVersions } from "../src/repositories/sql-context.js";
 import { createSqlTx } from "../src/repositories/sql-tx.js";
 import type { Database } from "../src/schema/database.js";
-import { safeIntegerDatabase } from "../src/sqlite/safe-integer-database.js";
 import { at, operationFixture, tenantFixture } from "./contract/fixtures.js";
 import { bruteForceSum } from "./contract/wallet-sums-contract.js";
+import { type Engine, migrationEngines } from "./support/migration-engines.js";
 
 const DAY = 86_400_000;
 const WALLETS = ["wal_a", "wal_b", "wal_c", "wal_d"];
@@ -56,49 +43,7 @@ function history(count: number): Operation[] {
   });
 }
 
-interface Engine {
-  /** A new Kysely on the database (destroy it when done). */
-  kysely(): Kysely<Database>;
-  /** The store on the same database. */
-  openStore(): Store;
-  drop(): Promise<void>;
-}
-
-async function sqliteEngine(): Promise<Engine> {
-  const dir = mkdtempSync(join(tmpdir(), "wallet-migration-"));
-  const file = join(dir, "wallet.db");
-  return {
-    kysely: () => {
-      const raw = new BetterSqlite3(file);
-      raw.defaultSafeIntegers(true);
-      return new Kysely<Database>({ dialect: new SqliteDialect({ database: safeIntegerDatabase(raw) }) });
-    },
-    openStore: () => createSqliteStore({ filename: file }),
-    drop: async () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
-async function postgresEngine(baseUrl: string): Promise<Engine> {
-  const fresh = await createFreshPostgresDatabase(baseUrl);
-  return {
-    kysely: () =>
-      new Kysely<Database>({
-        dialect: new PostgresDialect({
-          pool: new pg.Pool({ connectionString: fresh.url, max: 1, types: exactIntegerTypes }),
-        }),
-      }),
-    openStore: () => createPostgresStore({ connectionString: fresh.url, poolSize: 2 }),
-    drop: () => fresh.drop(),
-  };
-}
-
-const pgUrl = postgresTestUrl();
-const engines: [SqlDialect, () => Promise<Engine>][] = [
-  ["sqlite", sqliteEngine],
-  ...(pgUrl ? [["postgres", () => postgresEngine(pgUrl)] as [SqlDialect, () => Promise<Engine>]] : []),
-];
-
-describe.each(engines)(
+describe.each(migrationEngines())(
   "migrations 0002-wallet-day-totals and 0003 (by funds moved) on %s",
   (dialect, open) => {
     let engine: Engine;
