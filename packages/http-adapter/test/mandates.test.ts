@@ -121,6 +121,16 @@ describe.each(storeKinds())("mandates (issue 5) on the $name store", (kind) => {
         validFrom: "2026-11-30T00:00:00.000Z",
         validTo: "2027-06-01T00:00:00.000Z",
       });
+      // Digits past the millisecond: a start rounds up (never active before it), an end down.
+      const fine = await w.createMandate(acme, alice, {
+        clientReference: "power-fine",
+        validFrom: "2026-11-30T00:00:00.0001Z",
+        validTo: "2027-06-01T00:00:00.0009Z",
+      });
+      expect(fine).toMatchObject({
+        validFrom: "2026-11-30T00:00:00.001Z",
+        validTo: "2027-06-01T00:00:00.000Z",
+      });
     });
 
     it("400 for a validFrom or validTo that is not a calendar date (never rolled into the next month)", async () => {

@@ -129,6 +129,13 @@ describe("validateAssertion", () => {
     ["another customer's assertion", () => ({ customerUid: "cus_other" }), "UnprocessableEntity"],
     ["an identifier not the customer's", () => ({ identifierUid: "idn_nope" }), "UnprocessableEntity"],
     ["two factors without factor2Type", () => ({ factor2Type: undefined }), "InvalidRequest"],
+    // Read as the API reads instants: Date.parse would take these (the second in the host's zone).
+    [
+      "an authenticatedAt in RFC 2822",
+      () => ({ authenticatedAt: "Sun, 22 Nov 2026 09:59:00 GMT" }),
+      "InvalidRequest",
+    ],
+    ["an expiresAt without a zone", () => ({ expiresAt: "2026-11-22T10:05:00" }), "InvalidRequest"],
   ] as const)("refuses %s", async (_name, overrides, code) => {
     expect((await refusal(validate(assertion(overrides() as Partial<Assertion>)))).code).toBe(code);
     expect(core.store.state.assertionUses).toHaveLength(0);

@@ -124,6 +124,12 @@ describe("mandates", () => {
       expect(m.status).toBe("active");
     });
 
+    it("rounds validFrom's digits past the millisecond up: never active before it", async () => {
+      // The clock reads 10:00:00.000; validFrom is half a millisecond later.
+      const m = await create(w.mandateInput(w.alice, { validFrom: "2026-11-22T10:00:00.0005Z" }));
+      expect([m.validFrom, m.status]).toEqual(["2026-11-22T10:00:00.001Z", "pending"]);
+    });
+
     it("is pending while validFrom is in the future; the activation job makes it active once", async () => {
       const m = await create(w.mandateInput(w.alice, { validFrom: "2026-11-22T10:00:00.001Z" }));
       expect(m.status).toBe("pending");

@@ -9,6 +9,7 @@ import {
   currencySchema,
   freeFormObjectSchema,
   isoTimestampSchema,
+  startInstantSchema,
   uidSchema,
 } from "../validation/common-schemas.js";
 import { pagedViewSchema, paginationEntries } from "../validation/pagination.js";
@@ -35,7 +36,7 @@ export const createMandateBodySchema = v.strictObject({
   formula: v.optional(freeFormObjectSchema),
   frequency: v.picklist(mandateFrequencies),
   currency: currencySchema,
-  validFrom: isoTimestampSchema,
+  validFrom: startInstantSchema,
   validTo: v.pipe(
     v.optional(v.nullable(isoTimestampSchema)),
     v.description("After validFrom; absent or null means open-ended."),

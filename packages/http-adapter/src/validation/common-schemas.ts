@@ -53,26 +53,33 @@ export const amountMinorSchema = v.pipe(
 export const currencySchema = v.pipe(v.string(), v.regex(CURRENCY_CODE, "must be an ISO-4217 code"));
 
 /**
- * An instant a request gives (acceptedAt, verifiedAt, validFrom, an assertion's times...): a real
+ * An instant a request gives (acceptedAt, verifiedAt, validTo, an assertion's times...): a real
  * calendar time in the RFC 3339 profile of ISO-8601 (Z or an offset), rewritten into the API's one
- * format, UTC with milliseconds (digits past the millisecond dropped), before the core stores or
- * compares it. `2026-02-31T10:00:00Z` is 400, not March 3rd.
+ * format, UTC with milliseconds, before the core stores or compares it. `2026-02-31T10:00:00Z` is
+ * 400, not March 3rd. Digits past the millisecond round toward the inside of what the instant
+ * bounds: down for an end or a fact (`upper`), up for a start (`lower`: a mandate's validFrom).
  */
-export const isoTimestampSchema = v.config(
-  v.pipe(
-    v.string(),
-    // The document's `format: date-time`, narrowed by `pattern` to the profile the server reads
-    // (upper-case T and Z, at most 9 fraction digits); the check is the calendar (one issue each).
-    v.isoTimestamp(TIMESTAMP_MESSAGE),
-    v.regex(RFC3339, TIMESTAMP_MESSAGE),
-    v.check((s) => boundInstantMs(s, "upper") !== null, TIMESTAMP_MESSAGE),
-    v.transform((s) => new Date(boundInstantMs(s, "upper")!).toISOString()),
-    v.description(
-      "RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds.",
+const instantSchema = (bound: "lower" | "upper") =>
+  v.config(
+    v.pipe(
+      v.string(),
+      // The document's `format: date-time`, narrowed by `pattern` to the profile the server reads
+      // (upper-case T and Z, at most 9 fraction digits); the check is the calendar (one issue each).
+      v.isoTimestamp(TIMESTAMP_MESSAGE),
+      v.regex(RFC3339, TIMESTAMP_MESSAGE),
+      v.check((s) => boundInstantMs(s, bound) !== null, TIMESTAMP_MESSAGE),
+      v.transform((s) => new Date(boundInstantMs(s, bound)!).toISOString()),
+      v.description(
+        "RFC 3339 with upper-case T and Z (or a ±HH:MM offset), at most 9 fraction digits, a real calendar time (no leap second); stored as UTC with milliseconds.",
+      ),
     ),
-  ),
-  { abortPipeEarly: true },
-);
+    { abortPipeEarly: true },
+  );
+
+export const isoTimestampSchema = instantSchema("upper");
+
+/** The start of a validity window: digits past the millisecond round up, never before the start. */
+export const startInstantSchema = instantSchema("lower");
 
 /** A real calendar date, YYYY-MM-DD: `1990-02-31` is refused (valibot's isoDate checks the pattern only). */
 export const isoDateSchema = v.config(

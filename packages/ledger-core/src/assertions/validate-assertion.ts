@@ -1,7 +1,7 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { isRetired } from "../customers/model.js";
 import { refuse } from "../shared/errors.js";
-import { iso } from "../shared/time.js";
+import { iso, storedInstant } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Assertion, BindingValues } from "./model.js";
 import {
@@ -83,8 +83,12 @@ export async function validateAssertion(
     }
   }
 
-  const authenticatedAt = Date.parse(assertion.authenticatedAt);
-  const expiresAt = Date.parse(assertion.expiresAt);
+  // Read as the API reads them (RFC 3339 only: Date.parse would take RFC 2822, or a time without
+  // a zone in the host's own), digits past the millisecond dropped.
+  const authenticatedAt = Date.parse(
+    storedInstant(assertion.authenticatedAt, "assertion.authenticatedAt", "upper"),
+  );
+  const expiresAt = Date.parse(storedInstant(assertion.expiresAt, "assertion.expiresAt", "upper"));
   if (!(expiresAt > authenticatedAt)) insufficient("The assertion must expire after it was authenticated");
   if (expiresAt - authenticatedAt > ASSERTION_LIFETIME_SECONDS_MAX * 1000)
     insufficient("The assertion lives longer than 10 minutes");

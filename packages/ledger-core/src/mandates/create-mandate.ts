@@ -78,7 +78,8 @@ export async function createMandate(
     }
     assertPositiveAmount(amountMinor, "fixedOrMaxAmountMinor");
   }
-  const validFrom = storedInstant(input.validFrom, "validFrom", "upper");
+  // A start: digits past the millisecond round up (the mandate is never active before it).
+  const validFrom = storedInstant(input.validFrom, "validFrom", "lower");
   const validTo = input.validTo == null ? null : storedInstant(input.validTo, "validTo", "upper");
   if (validTo !== null && validTo <= validFrom) {
     refuse("InvalidRequest", "validTo must be after validFrom", [
