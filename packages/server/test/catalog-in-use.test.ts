@@ -63,6 +63,40 @@ describe.each(databases)("a catalog that drops a KYC level in use, on $name", ({
   });
 });
 
+describe.each(databases)(
+  "a catalog that gives a KYC level in use another currency, on $name",
+  ({ url, skip }) => {
+    it.skipIf(skip)(
+      "stops the start with one line naming it; the same level in its currency starts",
+      async () => {
+        const databaseUrl = await url(cleanups);
+        const server = await start(e2eConfig(), databaseUrl);
+        try {
+          await onboard(clientOf(server.url)); // a tier_1 customer and KES wallet
+        } finally {
+          await server.close();
+        }
+        const inUsd = e2eConfig((c) => {
+          c.kycLevels[0].currency = "USD";
+        });
+        const refused = await start(inUsd, databaseUrl).then(
+          async (s) => {
+            await s.close();
+            return null;
+          },
+          (e: unknown) => e,
+        );
+        expect(refused).toBeInstanceOf(ConfigError);
+        expect((refused as Error).message).toBe(
+          'config: kycLevels: "tier_1" is in USD, but wallets in the database at that level hold KES; a level in use cannot change its currency',
+        );
+        const again = await start(e2eConfig(), databaseUrl);
+        await again.close();
+      },
+    );
+  },
+);
+
 /** A second rail beside sandbox_mobile, approved for acme. */
 const withSecondRail = (c: RawConfig) => {
   c.rails.push({ ...c.rails[0], code: "sandbox_bank" });

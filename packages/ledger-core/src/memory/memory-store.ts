@@ -408,6 +408,13 @@ export function createMemoryStore(): MemoryStore {
       setKycTier: async (tenantId, uid, kycTierCode) => {
         if (s.wallets.get(uid)?.tenantId === tenantId) mutate(s.wallets, uid, { kycTierCode });
       },
+      tierCurrenciesInUse: async () => {
+        const pairs = new Map<string, { kycTierCode: string; currency: string }>();
+        for (const { kycTierCode, currency } of s.wallets.values()) {
+          pairs.set(`${kycTierCode}\u0000${currency}`, { kycTierCode, currency });
+        }
+        return [...pairs.values()];
+      },
     },
     ledger: {
       lockAccounts: async (currency, keys) => balancesOf(currency, keys),

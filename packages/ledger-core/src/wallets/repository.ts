@@ -25,4 +25,9 @@ export interface WalletRepository {
   listByCustomer(tenantId: string, customerUid: string): Promise<Wallet[]>;
   setStatus(tenantId: string, uid: string, status: WalletStatus): Promise<void>;
   setKycTier(tenantId: string, uid: string, tierCode: string): Promise<void>;
+  /**
+   * Every KYC level the wallets are at, with the wallets' currency, across tenants: a level's
+   * limits are amounts of its currency, so the catalog may not give a level in use another one.
+   */
+  tierCurrenciesInUse(): Promise<{ kycTierCode: string; currency: string }[]>;
 }

@@ -132,6 +132,10 @@ export function sqlWalletRepository(ctx: SqlContext): WalletRepository {
         .where("uid", "=", uid)
         .execute();
     },
+    async tierCurrenciesInUse() {
+      const rows = await trx.selectFrom("wallets").select(["kyc_tier_code", "currency"]).distinct().execute();
+      return rows.map((r) => ({ kycTierCode: r.kyc_tier_code, currency: r.currency }));
+    },
   };
 }
 

@@ -668,6 +668,28 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect((await run((tx) => tx.wallets.getAny(savings.uid)))?.status).toBe("active");
         expect(await run((tx) => tx.wallets.getAny(unique("wal")))).toBeNull();
       });
+
+      it("lists each KYC level the wallets are at with their currency, once per pair", async () => {
+        const { customer } = await newCustomer();
+        const tier = unique("tier");
+        await run(async (tx) => {
+          await tx.wallets.insert(walletFixture(customer, { kycTierCode: tier, currency: "KES" }));
+          await tx.wallets.insert(
+            walletFixture(customer, { kycTierCode: tier, currency: "KES", purpose: "savings" }),
+          );
+          await tx.wallets.insert(
+            walletFixture(customer, { kycTierCode: tier, currency: "USD", purpose: "other" }),
+          );
+        });
+        const pairs = await run((tx) => tx.wallets.tierCurrenciesInUse());
+        expect(
+          pairs.filter((p) => p.kycTierCode === tier).sort((a, b) => (a.currency < b.currency ? -1 : 1)),
+        ).toEqual([
+          { kycTierCode: tier, currency: "KES" },
+          { kycTierCode: tier, currency: "USD" },
+        ]);
+        expect(new Set(pairs.map((p) => `${p.kycTierCode} ${p.currency}`)).size).toBe(pairs.length);
+      });
     });
 
     describe("ledger", () => {
