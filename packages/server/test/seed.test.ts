@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, generateKeyPairSync } from "node:crypto";
 import { createFixedClock, createMemoryStore } from "@wallet/ledger-core/memory";
 import { describe, expect, it } from "vitest";
 import { parseConfig, seedFromConfig } from "../src/config/index.js";
@@ -18,6 +18,7 @@ describe("seedFromConfig", () => {
       apiKeysAdded: 2,
       signingKeysAdded: 1,
       signingKeysRevoked: 0,
+      signingKeysDiffering: [],
     });
 
     const tenant = await store.uow.run((tx) => tx.tenants.get("acme"));
@@ -88,6 +89,7 @@ describe("seedFromConfig", () => {
       apiKeysAdded: 0,
       signingKeysAdded: 0,
       signingKeysRevoked: 0,
+      signingKeysDiffering: [],
     });
     expect(JSON.stringify([...store.state.tenants, ...store.state.apiKeys, ...store.state.signingKeys])).toBe(
       before,
@@ -125,6 +127,7 @@ describe("seedFromConfig", () => {
       apiKeysAdded: 1,
       signingKeysAdded: 1,
       signingKeysRevoked: 0,
+      signingKeysDiffering: [],
     });
 
     const t = await store.uow.run((tx) => tx.tenants.get("acme"));
@@ -163,6 +166,29 @@ describe("seedFromConfig", () => {
     expect((await seedFromConfig(store.uow, parseConfig(first), clock)).signingKeysRevoked).toBe(0);
     expect((await seedFromConfig(store.uow, parseConfig(next), clock)).signingKeysRevoked).toBe(0);
     expect(await statuses()).toEqual({ k1: "revoked", k2: "active" });
+  });
+
+  it("keeps the database's key under a kid whose PEM the file changed, and reports it", async () => {
+    const store = createMemoryStore();
+    const first = designExample();
+    first.tenants[0].signingKeys.push({ kid: "k2", publicKeyPem: testPublicKeyPem });
+    await seedFromConfig(store.uow, parseConfig(first), clock);
+    const stored = async () =>
+      (await store.uow.run((tx) => tx.tenants.listSigningKeys("acme"))).find((k) => k.kid === "k2")
+        ?.publicKeyPem;
+    const before = await stored();
+
+    // The same key wrapped differently is the same key: nothing to report.
+    const rewrapped = designExample();
+    rewrapped.tenants[0].signingKeys.push({ kid: "k2", publicKeyPem: `\n${testPublicKeyPem.trim()}\n\n` });
+    expect((await seedFromConfig(store.uow, parseConfig(rewrapped), clock)).signingKeysDiffering).toEqual([]);
+
+    const other = generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "pem" }).toString();
+    const changed = designExample();
+    changed.tenants[0].signingKeys.push({ kid: "k2", publicKeyPem: other });
+    const report = await seedFromConfig(store.uow, parseConfig(changed), clock);
+    expect(report.signingKeysDiffering).toEqual(["acme/k2"]);
+    expect(await stored()).toBe(before);
   });
 
   it("never removes a key the file no longer lists", async () => {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createPublicKey } from "node:crypto";
 import type { Clock, Tenant, Tx, UnitOfWork } from "@wallet/ledger-core";
 import { ConfigError } from "./config-error.js";
 import type { TenantConfig, WalletConfig } from "./schema.js";
@@ -13,6 +13,11 @@ export interface SeedReport {
   signingKeysAdded: number;
   /** Signing keys active in the database that the file marks revoked, revoked now. */
   signingKeysRevoked: number;
+  /**
+   * `tenant/kid` of the file's signing keys whose public key is not the one the database holds
+   * under that kid: left as they are (a kid names one key for good; rotate under a new kid).
+   */
+  signingKeysDiffering: string[];
 }
 
 /**
@@ -36,6 +41,7 @@ export async function seedFromConfig(
     apiKeysAdded: 0,
     signingKeysAdded: 0,
     signingKeysRevoked: 0,
+    signingKeysDiffering: [],
   };
   await uow.run(async (tx) => {
     const now = clock.now();
@@ -58,15 +64,20 @@ export async function seedFromConfig(
         report.apiKeysAdded++;
       }
 
-      const known = new Map((await tx.tenants.listSigningKeys(t.id)).map((k) => [k.kid, k.status]));
+      const known = new Map((await tx.tenants.listSigningKeys(t.id)).map((k) => [k.kid, k]));
       for (const key of toSigningKeys(t, now)) {
-        const status = known.get(key.kid);
-        if (status === undefined) {
+        const stored = known.get(key.kid);
+        if (stored === undefined) {
           await tx.tenants.addSigningKey(key);
           report.signingKeysAdded++;
-        } else if (key.status === "revoked" && status !== "revoked") {
+          continue;
+        }
+        if (key.status === "revoked" && stored.status !== "revoked") {
           await tx.tenants.setSigningKeyStatus(t.id, key.kid, "revoked");
           report.signingKeysRevoked++;
+        }
+        if (!samePublicKey(key.publicKeyPem, stored.publicKeyPem)) {
+          report.signingKeysDiffering.push(`${t.id}/${key.kid}`);
         }
       }
     }
@@ -171,3 +182,13 @@ export const apiKeyHashes = (t: TenantConfig): string[] =>
   t.apiKeys.map((k) => k.sha256 ?? sha256Hex(k.key ?? ""));
 
 export const sha256Hex = (data: string) => createHash("sha256").update(data, "utf8").digest("hex");
+
+/** Whether two PEMs hold the same public key, however they are wrapped. */
+function samePublicKey(a: string, b: string): boolean {
+  const der = (pem: string) => createPublicKey(pem).export({ type: "spki", format: "der" });
+  try {
+    return der(a).equals(der(b));
+  } catch {
+    return a.trim() === b.trim();
+  }
+}

@@ -105,6 +105,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
   });
   logger.info({ dialect: store.dialect, ...seeded }, "store ready");
+  if (seeded.signingKeysDiffering.length > 0) {
+    logger.warn(
+      { signingKeys: seeded.signingKeysDiffering },
+      "config: these signing keys' publicKeyPem is not the database's; the database's is kept (a kid names one key: add the new key under a new kid)",
+    );
+  }
   let server: Server;
   let jobContext: JobContext;
   // Set once close() starts: GET /ready answers 503 from then on.
