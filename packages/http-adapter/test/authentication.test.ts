@@ -199,6 +199,54 @@ describe("authentication (spec, Authentication): every failure is one identical 
     await expectUnauthorized(await h.call(acme, "GET", PROBE, opts));
   });
 
+  it("judges the timestamp again once the body has arrived: a slow body cannot carry it past the skew", async () => {
+    const path = `${TENANT}/wallet-credits`;
+    const send = async (secondsWhileTheBodyArrives: number) => {
+      const text = "{}";
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await gate;
+          controller.enqueue(new TextEncoder().encode(text));
+          controller.close();
+        },
+      });
+      const headers = signHeadersWithNodeCrypto({
+        method: "POST",
+        pathAndQuery: path,
+        body: text,
+        apiKey: acme.apiKey,
+        key: acme.key,
+        timestamp: h.nowSeconds(),
+      });
+      const answer = h.app.request(
+        path,
+        {
+          method: "POST",
+          body,
+          duplex: "half",
+          headers: {
+            ...headers,
+            "Content-Type": "application/json",
+            "Idempotency-Key": `slow-${secondsWhileTheBodyArrives}`,
+          },
+        } as RequestInit,
+        { incoming: { socket: { remoteAddress: "127.0.0.1" } } },
+      );
+      // The headers are judged (and the credentials read) while the body is still on its way.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      h.clock.advanceMs(secondsWhileTheBodyArrives * 1000);
+      release();
+      return answer;
+    };
+    // Authenticated, then refused by validation: the body is no credit.
+    expect((await send(1)).status).toBe(400);
+    await expectUnauthorized(await send(301));
+  });
+
   it("a forged request carrying a genuine signature does not burn it", async () => {
     const timestamp = h.nowSeconds();
     // The attacker replays the genuine signature on another path first: refused, not remembered...

@@ -24,7 +24,8 @@ export const socketRemoteAddress = (c: Context): string | undefined =>
  * Two middlewares around `readBody`: `identify` checks everything the headers alone decide (the
  * headers, the skew, the API key and key id, the tenant's allowlist) before the body is read, so a
  * caller without credentials cannot make the server receive a megabyte; `verify` then checks the
- * signature over the canonical string, which holds the body's hash, and the replay guard.
+ * signature over the canonical string, which holds the body's hash, the skew and the key again on
+ * the clock after the body, and the replay guard.
  * Checks run cheapest first; the replay guard runs last so that a forged request cannot burn a
  * genuine signature.
  */
@@ -36,6 +37,13 @@ export function authenticate(
 ): { identify: MiddlewareHandler<AppEnv>; verify: MiddlewareHandler<AppEnv> } {
   const clientIp = deps.clientIp ?? socketRemoteAddress;
   const identified = new WeakMap<Context, Identified>();
+
+  /**
+   * In whole seconds, as the timestamp is: a timestamp 300 s behind the current second is as
+   * acceptable as one 300 s ahead (in milliseconds, the first would be 300.x s off).
+   */
+  const withinSkew = (nowMs: number, timestamp: string) =>
+    Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) <= limits.timestampSkewSecondsMax;
 
   async function identify(c: Context<AppEnv>, next: () => Promise<void>) {
     // The signature covers the target as sent; one a URL parser would rewrite is refused, so the
@@ -53,11 +61,7 @@ export function authenticate(
     if (!apiKey || !kid || !timestamp || !signatureText) throw unauthorized();
     if (!TIMESTAMP_FORMAT.test(timestamp)) throw unauthorized();
     const nowMs = deps.core.clock.now().getTime();
-    // In whole seconds, as the timestamp is: a timestamp 300 s behind the current second is as
-    // acceptable as one 300 s ahead (in milliseconds, the first would be 300.x s off).
-    if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > limits.timestampSkewSecondsMax) {
-      throw unauthorized();
-    }
+    if (!withinSkew(nowMs, timestamp)) throw unauthorized();
     const signature = decodeSignature(signatureText);
     if (signature === null) throw unauthorized();
 
@@ -69,7 +73,17 @@ export function authenticate(
 
     const key = verifier.keyFor(tenant.id, kid, signingKey.publicKeyPem);
     if (key === null) throw unauthorized();
-    identified.set(c, { target, timestamp, signatureText, signature, nowMs, apiKeySha256, tenant, kid, key });
+    identified.set(c, {
+      target,
+      timestamp,
+      signatureText,
+      signature,
+      apiKeySha256,
+      tenant,
+      signingKey,
+      kid,
+      key,
+    });
     await next();
   }
 
@@ -79,7 +93,11 @@ export function authenticate(
     const canonical = canonicalRequest(c.req.method, id.target, id.timestamp, c.var.bodySha256);
     if (!(await verifier.verify(id.key, Buffer.from(canonical, "utf8"), id.signature))) throw unauthorized();
 
-    const now = new Date(id.nowMs);
+    // The time again, after the body: a body that arrived slowly must not carry a timestamp, or
+    // a key, past its validity into the replay guard, whose memory of it may have been purged.
+    const nowMs = deps.core.clock.now().getTime();
+    if (!withinSkew(nowMs, id.timestamp) || !isUsable(id.tenant, id.signingKey, nowMs)) throw unauthorized();
+    const now = new Date(nowMs);
     // Remembered at least until the timestamp leaves the skew window (a signature dated 300 s
     // ahead is still acceptable to the last millisecond of the second 600 s from now), and for
     // the window.
@@ -109,9 +127,9 @@ interface Identified {
   timestamp: string;
   signatureText: string;
   signature: Buffer;
-  nowMs: number;
   apiKeySha256: string;
   tenant: Tenant;
+  signingKey: SigningKey;
   kid: string;
   key: KeyObject;
 }
