@@ -41,7 +41,9 @@ export function parseListQuery<K extends keyof typeof listQuerySchemas>(
   if (query instanceof URLSearchParams) {
     for (const key of new Set(query.keys())) all[key] = query.getAll(key);
   } else {
-    for (const [key, value] of Object.entries(query)) all[key] = [value].flat();
+    // A key with no value is absent, as in a query string (`sortBy: []` is the default sort).
+    for (const [key, value] of Object.entries(query))
+      if ([value].flat().length > 0) all[key] = [value].flat();
   }
   const parsed = asDomainRefusal(
     () => validateInput(listQuerySchemas[operation], queryValues(all), "query") as ListQueryOutput<K>,

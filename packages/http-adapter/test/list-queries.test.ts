@@ -45,6 +45,8 @@ describe("parseListQuery: the API's list queries, for callers of the core in-pro
     expect(parseListQuery("listMandates", { status: "active", sortBy: ["createdAt:ASC"] }).filter).toEqual({
       status: "active",
     });
+    // No sort term is the default sort, not none.
+    expect(parseListQuery("listMandates", { sortBy: [] })).toEqual(parseListQuery("listMandates", {}));
   });
 
   it("refuses what the API refuses 400, with the same details", () => {
