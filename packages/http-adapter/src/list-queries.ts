@@ -42,8 +42,10 @@ export function parseListQuery<K extends keyof typeof listQuerySchemas>(
     for (const key of new Set(query.keys())) all[key] = query.getAll(key);
   } else {
     // A key with no value is absent, as in a query string (`sortBy: []` is the default sort).
-    for (const [key, value] of Object.entries(query))
-      if ([value].flat().length > 0) all[key] = [value].flat();
+    for (const [key, value] of Object.entries(query)) {
+      const values = [value].flat();
+      if (values.length > 0) all[key] = values;
+    }
   }
   const parsed = asDomainRefusal(
     () => validateInput(listQuerySchemas[operation], queryValues(all), "query") as ListQueryOutput<K>,
