@@ -811,6 +811,29 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.ledger.journalsOf(tenant.id, op.uid))).toEqual([fund, credit, roundTrip]);
         const trial = (await run((tx) => tx.ledger.trialBalance())).find((r) => r.currency === currency);
         expect(trial).toEqual({ currency, debitsMinor: 1_036n, creditsMinor: 1_036n });
+
+        // An account never locked nor moved whose lines cancel out: made at zero, not moved.
+        const fresh = `wallet:${unique("w")}`;
+        const through = journalFixture(
+          tenant.id,
+          currency,
+          [
+            { from: deposits, to: fresh, amountMinor: 5 },
+            { from: fresh, to: fees, amountMinor: 5 },
+          ],
+          { operationUid: op.uid, createdAt: at(20) },
+        );
+        await run((tx) => tx.ledger.post(through));
+        expect((await run((tx) => tx.ledger.balances(currency, [fresh]))).get(fresh)).toBe(0);
+        expect(await run((tx) => tx.ledger.lastMovedAt(currency, [fresh]))).toBeNull();
+        expect(await run((tx) => tx.ledger.lastMovedAt(currency, [fees]))).toBe(at(20));
+        const into = journalFixture(tenant.id, currency, [{ from: deposits, to: fresh, amountMinor: 7 }], {
+          operationUid: op.uid,
+          createdAt: at(21),
+        });
+        await run((tx) => tx.ledger.post(into));
+        expect((await run((tx) => tx.ledger.balances(currency, [fresh]))).get(fresh)).toBe(7);
+        expect(await run((tx) => tx.ledger.lastMovedAt(currency, [fresh]))).toBe(at(21));
       });
 
       it("reads money near 2^53-1 back exactly", async () => {
