@@ -6,7 +6,7 @@ import { addMinor } from "../shared/money.js";
 import { storedInstant } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
 import type { Operation, OperationState, OperationType } from "./model.js";
-import type { Page } from "./repository.js";
+import type { OperationFilter, Page } from "./repository.js";
 import type { OperationView } from "./views.js";
 import { TENANT_API_PREFIX, toOperationView } from "./views.js";
 
@@ -29,14 +29,8 @@ export const pageMeta = (total: number, page: Page): PageMeta => ({
   totalPages: Math.ceil(total / page.limit),
 });
 
-export interface OperationQuery {
-  customerUid?: string | undefined;
-  walletUid?: string | undefined;
-  type?: OperationType | undefined;
-  state?: OperationState | undefined;
-  from?: string | undefined;
-  to?: string | undefined;
-}
+/** GET /operations' filters: the store's, within the caller's tenant. */
+export type OperationQuery = Omit<OperationFilter, "tenantId" | "movedOrFinal">;
 
 /**
  * `from`/`to` in the stored form (UTC, milliseconds), as the API's schema rewrites them: the stores
