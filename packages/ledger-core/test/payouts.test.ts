@@ -13,6 +13,7 @@ import {
   BINDING_TEMPLATE,
   bindingCanonical,
   buildPayoutInstruction,
+  changeCustomerStatus,
   chargesFor,
   createPayout,
   creditWallet,
@@ -691,6 +692,30 @@ describe("payouts", () => {
       // The rail repeating its confirmation changes nothing (a reversal presupposes it).
       expect((await report(op.uid, "confirmed")).state).toBe("reversed");
       expect(journalsOf(op.uid).map((j) => j.kind)).toEqual(["payout_hold", "payout_settle", "reversal"]);
+      await balanced();
+    });
+
+    it("409 when it would put money back into a closed customer's wallet (stranded there)", async () => {
+      const op = await payout(request());
+      await report(op.uid, "confirmed");
+      // Emptied: the payout's amount and charges credited back, then the first credit taken back.
+      await credit(AMOUNT + FEE + TAX, "refill");
+      const fund = [...core.store.state.operations.values()].find((o) => o.clientReference === "fund")!;
+      await reverse(fund.uid);
+      expect(await balance()).toMatchObject({ availableMinor: 0, heldMinor: 0 });
+      const setStatus = (status: "closed" | "active") =>
+        core.run((tx) => changeCustomerStatus(core.deps, tx, customer.uid, status));
+      await setStatus("closed");
+      const e = await refusal(reverse(op.uid));
+      expect([e.code, e.message]).toEqual([
+        "Conflict",
+        "The operation's customer is closed: reopen it before reversing the operation",
+      ]);
+      expect(await balance()).toMatchObject({ availableMinor: 0, heldMinor: 0 });
+      // Reopened, the reversal goes through.
+      await setStatus("active");
+      expect((await reverse(op.uid)).state).toBe("reversed");
+      expect((await balance()).availableMinor).toBe(AMOUNT + FEE + TAX);
       await balanced();
     });
 

@@ -86,10 +86,17 @@ export async function reverseOperation(
     return refuse("Conflict", `Only a completed operation can be reversed; this one is ${op.state}`);
   }
 
-  // Nothing moves into or out of a closed wallet (the operator closes only an empty one).
+  // Nothing moves into or out of a closed wallet, nor a closed customer's (the operator closes
+  // only empty ones): money put back there would be stranded. Plain reads: a closing waits for
+  // the accounts locked above before it checks the wallets are empty, and then sees this reversal.
   for (const walletUid of [op.sourceWalletUid, op.destinationWalletUid]) {
-    if (walletUid !== null && (await tx.wallets.getAny(walletUid))?.status === "closed") {
+    const wallet = walletUid === null ? null : await tx.wallets.getAny(walletUid);
+    if (wallet === null) continue;
+    if (wallet.status === "closed") {
       refuse("Conflict", "The operation's wallet is closed: reopen it before reversing the operation");
+    }
+    if ((await tx.customers.getAny(wallet.customerUid))?.status === "closed") {
+      refuse("Conflict", "The operation's customer is closed: reopen it before reversing the operation");
     }
   }
   const journals = await tx.ledger.journalsOf(op.tenantId, op.uid);
