@@ -13,6 +13,11 @@ export { type ListFilterOf, listQuerySchemas, parseListQuery } from "./list-quer
 export { newRequestId, requestIdOfIncoming } from "./middleware/request-id.js";
 export { ed25519SpkiPem } from "./operator/tenant-schemas.js";
 export { createOperatorApi, OPERATOR_API_BASE } from "./operator-api.js";
-export { parseRequestBody, type RequestBodyOf, requestBodySchemas } from "./request-bodies.js";
+export {
+  parseRequestBody,
+  parseRequestText,
+  type RequestBodyOf,
+  requestBodySchemas,
+} from "./request-bodies.js";
 export type { RouteEntry } from "./routes/route-entry.js";
 export { createTenantApi, TENANT_API_BASE, tenantOpenApiDocument, tenantRouteGroups } from "./tenant-api.js";

@@ -10,7 +10,7 @@ import { createMandateBodySchema, revokeMandateBodySchema } from "./mandates/sch
 import { payoutResultBodySchema, railPaymentBodySchema } from "./operator/rail-schemas.js";
 import { createPayoutBodySchema } from "./payouts/schemas.js";
 import { createTopupIntentBodySchema } from "./topups/schemas.js";
-import { validateBody } from "./validation/validate.js";
+import { parseJsonText, validateBody } from "./validation/validate.js";
 
 /**
  * The API's request bodies, by the core function each is the input of: every tenant write, and
@@ -44,12 +44,33 @@ export type RequestBodyOf<K extends keyof typeof requestBodySchemas> = v.InferOu
 >;
 
 /**
- * `body` checked as the API checks the request body of `operation`, and rewritten as it rewrites
- * it (timestamps in UTC with milliseconds): the input of the core function of that name. What the
- * API answers 400 is a `DomainError` `InvalidRequest` here, with the same message and details.
+ * `text`, JSON as it arrived (from a queue, a provider's webhook), read and checked exactly as the
+ * API reads and checks the request body of `operation`: besides `parseRequestBody`'s checks, a
+ * key twice in one object or an amount written with a fraction or an exponent (`1.0000000000000001`
+ * would parse to 1) is refused, which a value already parsed can no longer show.
  *
  * @example
- *   const input = parseRequestBody("creditWallet", JSON.parse(message));
+ *   const input = parseRequestText("creditWallet", message);
+ *   await store.uow.run((tx) => creditWallet(core, ctx, tx, input));
+ */
+export function parseRequestText<K extends keyof typeof requestBodySchemas>(
+  operation: K,
+  text: string,
+): RequestBodyOf<K> {
+  return asDomainRefusal(
+    () => validateBody(requestBodySchemas[operation], parseJsonText(text)) as RequestBodyOf<K>,
+  );
+}
+
+/**
+ * `body`, a value already parsed, checked as the API checks the request body of `operation`, and
+ * rewritten as it rewrites it (timestamps in UTC with milliseconds): the input of the core
+ * function of that name. What the API answers 400 is a `DomainError` `InvalidRequest` here, with
+ * the same message and details. For JSON text, `parseRequestText` also refuses what `JSON.parse`
+ * hides (a key twice, an amount with a fraction or an exponent).
+ *
+ * @example
+ *   const input = parseRequestBody("creditWallet", formValues);
  *   await store.uow.run((tx) => creditWallet(core, ctx, tx, input));
  */
 export function parseRequestBody<K extends keyof typeof requestBodySchemas>(

@@ -1,7 +1,7 @@
 import * as core from "@wallet/ledger-core";
 import { describe, expect, it } from "vitest";
 import { railRoutes } from "../src/operator/rail-routes.js";
-import { parseRequestBody, requestBodySchemas } from "../src/request-bodies.js";
+import { parseRequestBody, parseRequestText, requestBodySchemas } from "../src/request-bodies.js";
 import { tenantRouteGroups } from "../src/tenant-api.js";
 import { refusalOf } from "./support/refusal.js";
 
@@ -79,5 +79,30 @@ describe("parseRequestBody: the API's request validation, for callers of the cor
     ).toEqual([
       { field: "clientReference", issue: "must be text without NUL characters or unpaired surrogates" },
     ]);
+  });
+
+  it("parseRequestText reads JSON text as the API reads a body: what JSON.parse hides is refused too", () => {
+    const credit = '{"walletUid":"wal_1","amountMinor":100,"currency":"KES","clientReference":"r-1"}';
+    expect(parseRequestText("creditWallet", credit)).toEqual(JSON.parse(credit));
+    // Each of these parses, and parseRequestBody(JSON.parse(text)) would take it.
+    const hidden = [
+      [
+        '{"walletUid":"wal_1","amountMinor":1.0000000000000001,"currency":"KES","clientReference":"r"}',
+        "amountMinor",
+      ],
+      ['{"walletUid":"wal_1","amountMinor":2e5,"currency":"KES","clientReference":"r"}', "amountMinor"],
+      [
+        '{"walletUid":"wal_1","amountMinor":100,"currency":"KES","clientReference":"r1","clientReference":"r2"}',
+        "clientReference",
+      ],
+    ] as const;
+    for (const [text, field] of hidden) {
+      expect(() => parseRequestBody("creditWallet", JSON.parse(text))).not.toThrow();
+      const e = refusalOf(() => parseRequestText("creditWallet", text));
+      expect([e.code, e.details?.[0]?.field]).toEqual(["InvalidRequest", field]);
+    }
+    expect(refusalOf(() => parseRequestText("creditWallet", "{not json")).message).toBe(
+      "The request body is not valid JSON",
+    );
   });
 });

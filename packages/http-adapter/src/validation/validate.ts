@@ -101,6 +101,15 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   } catch {
     throw invalidRequest("The request body is not valid UTF-8");
   }
+  return parseJsonText(text);
+}
+
+/**
+ * Parses JSON text as the API reads a body: 400 for text that is not JSON, and for what
+ * `JSON.parse` would accept silently (a key twice in one object, an amount written with a
+ * fraction or an exponent: `jsonTextProblem`).
+ */
+export function parseJsonText(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
