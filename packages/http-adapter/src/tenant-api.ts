@@ -89,10 +89,11 @@ export function createTenantApi(deps: ApiDeps): Hono<AppEnv> {
     app.route("/", group);
   }
   // Every tenant request but GET /health authenticates (spec), an unknown route or method too: a
-  // caller who cannot call the API learns nothing of its routes (401), one who can gets the 404.
+  // caller who cannot call the API learns nothing of its routes (401), one who can gets the 404,
+  // within its rate limit like any other request.
   const unknownRoute = notFoundHandler();
   for (const path of ["/", "/*"]) {
-    app.all(path, declared, identify, body, verify, (c) => unknownRoute(c));
+    app.all(path, declared, identify, body, verify, limit, (c) => unknownRoute(c));
   }
   return app;
 }

@@ -403,6 +403,8 @@ describe("limits, request ids and failures", () => {
     }
     expect(statuses).toEqual([404, 404, 404, 429]);
     expect(last?.headers.get("Retry-After")).toBe("1");
+    // An unknown route counts like any other request.
+    expect((await h.call(slow, "GET", `${TENANT}/no-such-route`, { advanceClock: false })).status).toBe(429);
     expect(await last?.json()).toEqual({ error: "TooManyRequests", message: expect.any(String) });
     expect((await h.call(acme, "GET", `${TENANT}/customers/cus_x`, { advanceClock: false })).status).toBe(
       404,
