@@ -96,6 +96,9 @@ describe("onboarding", () => {
     );
     expect((await refusal(onboard({ identifiers: blank }))).code).toBe("InvalidRequest");
     expect((await refusal(onboard({ dateOfBirth: "2999-01-01" }))).code).toBe("InvalidRequest");
+    // 10:00 UTC on the 22nd is already the 23rd at UTC+14 (a baby born there today), not the 24th.
+    expect((await refusal(onboard({ dateOfBirth: "2026-11-24" }))).code).toBe("InvalidRequest");
+    expect((await onboard({ dateOfBirth: "2026-11-23" })).uid).toMatch(/^cus_/);
   });
 
   it("refuses unapproved profiles and levels with one generic message, and prohibited risk", async () => {

@@ -16,6 +16,9 @@ import { assertAgreementChannel, assertOnePrimaryPerClass, claimVerifiedValues }
 import type { CustomerView } from "./views.js";
 import { customerEventData, toIdentifierSummaryView } from "./views.js";
 
+/** The furthest ahead of UTC any civil time zone is (UTC+14, the Line Islands). */
+const LATEST_OFFSET_MS = 14 * 3_600_000;
+
 export interface OnboardCustomerInput {
   customerType: CustomerType;
   displayName: string;
@@ -55,7 +58,12 @@ export async function onboardCustomer(
   const level = approvedKycLevel(deps, tenant, input.kyc.tierCode);
   if (level.currency !== profile.currency) notApproved();
   const dateOfBirth = input.dateOfBirth === undefined ? null : storedDate(input.dateOfBirth, "dateOfBirth");
-  if (dateOfBirth !== null && dateOfBirth > iso(deps.clock.now()).slice(0, 10)) {
+  // A calendar date where the customer was born: "today" somewhere is up to 14 hours ahead of UTC
+  // (UTC+14), so a date is in the future only past the latest date anywhere on Earth now.
+  if (
+    dateOfBirth !== null &&
+    dateOfBirth > iso(new Date(deps.clock.now().getTime() + LATEST_OFFSET_MS)).slice(0, 10)
+  ) {
     refuse("InvalidRequest", "dateOfBirth is in the future", [
       { field: "dateOfBirth", issue: "must not be in the future" },
     ]);
