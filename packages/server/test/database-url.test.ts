@@ -16,8 +16,18 @@ describe("redactDatabaseUrl", () => {
     expect(redactDatabaseUrl("sqlite:./data/wallet.db")).toBe("sqlite:./data/wallet.db");
   });
 
-  it("hides them as well in a URL that does not parse (a password with an unencoded # / ? or @)", () => {
-    for (const password of ["S3cr#tPassw0rd", "a/b?c", "p@ss#1", "x:y#z"]) {
+  it("hides them as well when a password's unencoded # / ? : or @ breaks the URL's parse", () => {
+    // Including those a URL parser takes without complaint, into the port or the path.
+    for (const password of [
+      "S3cr#tPassw0rd",
+      "a/b?c",
+      "p@ss#1",
+      "x:y#z",
+      "1234/abcd",
+      "/s3cret",
+      "p@ss/word",
+      "12?34",
+    ]) {
       const shown = redactDatabaseUrl(`postgres://wallet:${password}@127.0.0.1:1/wallet?sslpassword=k3y`);
       expect(shown).toBe("postgres://wallet:***@127.0.0.1:1/wallet?sslpassword=***");
     }

@@ -13,31 +13,15 @@ export function resolveDatabaseUrl(url: string, cwd: string): string {
   return `sqlite:${resolve(cwd, path)}`;
 }
 
-/** The URL without its password, for messages and logs. */
-export function redactDatabaseUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    // A fragment in a database URL is a password's unencoded `#` cutting it short: the parse is
-    // wrong, and the rest of the password would show as the fragment (or as the host).
-    if (u.hash !== "") return redactUnparsed(url);
-    // The password in the user part, and in the query (`?password=`, which node-postgres reads
-    // too), and a `sslpassword`/`sslkey` passphrase likewise.
-    const secretParams = [...u.searchParams.keys()].filter((k) => /password|secret|passphrase/i.test(k));
-    if (u.password === "" && secretParams.length === 0) return url;
-    if (u.password !== "") u.password = "***";
-    for (const k of secretParams) u.searchParams.set(k, "***");
-    return u.toString();
-  } catch {
-    return redactUnparsed(url);
-  }
-}
-
 /**
- * A URL that does not parse (a password with an unencoded `#`, `/` or `?` is enough) is redacted
- * by its text: everything between the user name's `:` and the last `@`, and the
- * value of any parameter named like a secret.
+ * The URL without its password, for messages and logs, read as text rather than parsed: a
+ * password with an unencoded `#`, `/`, `?`, `:` or `@` makes a URL parser put part of it in the
+ * port, the path or the host (`postgres://app:1234/abcd@db` parses, with "1234" as the port and no
+ * password). Everything between the user name's `:` and the last `@` is masked (a `@` in the query
+ * masks more than the password, never less), and so is the value of any parameter named like a
+ * secret (`?password=`, which node-postgres reads too, `sslpassword`, a passphrase).
  */
-function redactUnparsed(url: string): string {
+export function redactDatabaseUrl(url: string): string {
   const afterScheme = url.indexOf("//") + 2;
   const at = url.lastIndexOf("@");
   let out = url;
