@@ -35,7 +35,8 @@ describe("startScheduler", () => {
           run: async () => {
             failures++;
             // A driver's message may carry a row's values: the log keeps name, code and frames.
-            throw new Error("duplicate key value: (value)=(+254712345678)");
+            // Over several lines too: the stack repeats every line of it before the frames.
+            throw new Error("duplicate key value: (value)=(+254712345678)\nDETAIL: row (+254700000999)");
           },
         },
       ],
@@ -50,6 +51,8 @@ describe("startScheduler", () => {
     expect(failures).toBeGreaterThanOrEqual(2);
     expect(lines.some((l) => l.includes('"job":"broken"') && l.includes("job failed"))).toBe(true);
     expect(lines.join("\n")).not.toContain("+254712345678");
+    expect(lines.join("\n")).not.toContain("+254700000999");
+    expect(lines.some((l) => l.includes('"job":"broken"') && /"frames":\["at /.test(l))).toBe(true);
     await sleep(60);
     expect(runs).toBe(runsAtStop);
   });

@@ -7,6 +7,9 @@ import { ensureRequestId } from "../middleware/request-id.js";
 import { errorStatus } from "./error-status.js";
 import { type ErrorBody, HttpError, UNAUTHORIZED_BODY } from "./http-error.js";
 
+/** A V8 stack frame line: indentation, then `at `. */
+const STACK_FRAME = /^\s+at /;
+
 /** Serializes an error body; the 401 body is the one constant so every cause is byte-identical. */
 export const serializeErrorBody = (status: number, body: ErrorBody): string =>
   status === 401 ? UNAUTHORIZED_BODY : JSON.stringify(body);
@@ -78,11 +81,13 @@ export function errorLogFields(err: unknown): {
     name: err.name,
     code: (err as { code?: unknown }).code ?? null,
     ...(ours ? { message: err.message } : {}),
-    // Frames only: the first line of a stack repeats the message.
+    // Frames only: a stack starts with the message, which may run over several lines (a driver's
+    // message can quote a value), so only the `at ...` lines are kept.
     frames:
       err.stack
         ?.split("\n")
-        .slice(1, 11)
+        .filter((line) => STACK_FRAME.test(line))
+        .slice(0, 10)
         .map((f) => f.trim()) ?? [],
   };
 }
