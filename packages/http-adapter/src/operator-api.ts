@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { every } from "hono/combine";
 import type { ApiDeps } from "./app/api-deps.js";
 import { resolveLimits } from "./app/api-deps.js";
 import { applyCommon } from "./app/common.js";
@@ -37,16 +38,10 @@ export function createOperatorApi(deps: ApiDeps): Hono<AppEnv> {
   const app = applyCommon(new Hono<AppEnv>(), deps);
   if (deps.adminToken === null) return app;
   const bytesMax = resolveLimits(deps).bodyBytesMax;
-  const declared = refuseDeclaredOversize(bytesMax);
-  const body = readBody(bytesMax);
-  const token = requireAdminToken(deps.adminToken);
-  mountRoutes(app, operatorRouteList, {
-    deps,
-    prefix: OPERATOR_API_BASE,
-    guards: () => [declared, token, body],
-  });
+  const guards = [refuseDeclaredOversize(bytesMax), requireAdminToken(deps.adminToken), readBody(bytesMax)];
+  mountRoutes(app, operatorRouteList, { deps, prefix: OPERATOR_API_BASE, guards: () => guards });
   // An unknown route or method is 404 to the operator only, as on the tenant API.
   const unknownRoute = notFoundHandler();
-  for (const path of ["/", "/*"]) app.all(path, declared, token, body, (c) => unknownRoute(c));
+  for (const path of ["/", "/*"]) app.all(path, every(...guards), (c) => unknownRoute(c));
   return app;
 }

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { every } from "hono/combine";
 import { agreementRoutes } from "./agreements/routes.js";
 import type { ApiDeps } from "./app/api-deps.js";
 import { resolveLimits } from "./app/api-deps.js";
@@ -65,10 +66,15 @@ export const tenantOpenApiDocument = (
 export function createTenantApi(deps: ApiDeps): Hono<AppEnv> {
   const limits = resolveLimits(deps);
   const app = applyCommon(new Hono<AppEnv>(), deps);
-  const declared = refuseDeclaredOversize(limits.bodyBytesMax);
-  const body = readBody(limits.bodyBytesMax);
   const { identify, verify } = authenticate(deps, limits);
-  const limit = rateLimit(deps, limits);
+  // One list for the routes and the unknown ones, so neither can skip a check the other makes.
+  const authenticated = [
+    refuseDeclaredOversize(limits.bodyBytesMax),
+    identify,
+    readBody(limits.bodyBytesMax),
+    verify,
+    rateLimit(deps, limits),
+  ];
   for (const entries of Object.values(tenantRouteGroups())) {
     const group = new Hono<AppEnv>();
     mountRoutes(group, entries, {
@@ -77,14 +83,7 @@ export function createTenantApi(deps: ApiDeps): Hono<AppEnv> {
       guards: (entry) =>
         entry.auth === "none"
           ? []
-          : [
-              declared,
-              identify,
-              body,
-              verify,
-              limit,
-              ...(entry.scopes.length > 0 ? [requireScope(...entry.scopes)] : []),
-            ],
+          : [...authenticated, ...(entry.scopes.length > 0 ? [requireScope(...entry.scopes)] : [])],
     });
     app.route("/", group);
   }
@@ -93,7 +92,7 @@ export function createTenantApi(deps: ApiDeps): Hono<AppEnv> {
   // within its rate limit like any other request.
   const unknownRoute = notFoundHandler();
   for (const path of ["/", "/*"]) {
-    app.all(path, declared, identify, body, verify, limit, (c) => unknownRoute(c));
+    app.all(path, every(...authenticated), (c) => unknownRoute(c));
   }
   return app;
 }
