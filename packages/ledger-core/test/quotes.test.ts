@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Tenant } from "../src/index.js";
 import { onboardCustomer, quoteFees } from "../src/index.js";
-import { createCore, onboardingInput, refusal, tenantFixture } from "./support/core.js";
+import { createCore, feeSchedule, onboardingInput, refusal, tenantFixture } from "./support/core.js";
 
 describe("fee quotes", () => {
   let core: ReturnType<typeof createCore>;
@@ -89,12 +89,9 @@ describe("fee quotes", () => {
 
   it("quotes a null rule version when the schedule's components all round to zero: a zero-fee operation", async () => {
     core.deps.catalog.feeSchedules.push({
+      ...feeSchedule("topup_c2b", { label: "Tiny in", type: "percentage", rateBps: 1, refundable: false }),
       ruleCode: "topup_in",
       versionNo: 3,
-      operationType: "topup_c2b",
-      railCode: null,
-      currency: "KES",
-      components: [{ label: "Tiny in", type: "percentage", rateBps: 1, refundable: false }],
     });
     const tiny = await quote({ operationType: "topup_c2b", amountMinor: 1_000, railCode: "sandbox_mobile" });
     expect(tiny).toMatchObject({
@@ -117,14 +114,14 @@ describe("fee quotes", () => {
   });
 
   it("refuses (400) to quote a credit or top-up whose charges exceed its amount, as the movement would (422)", async () => {
-    core.deps.catalog.feeSchedules.push({
-      ruleCode: "credit_fee",
-      versionNo: 1,
-      operationType: "wallet_credit",
-      railCode: null,
-      currency: "KES",
-      components: [{ label: "Credit fee", type: "flat", amountMinor: 100, refundable: false }],
-    });
+    core.deps.catalog.feeSchedules.push(
+      feeSchedule("wallet_credit", {
+        label: "Credit fee",
+        type: "flat",
+        amountMinor: 100,
+        refundable: false,
+      }),
+    );
     const e = await refusal(quote({ operationType: "wallet_credit", amountMinor: 99 }));
     expect([e.code, e.message, e.details]).toEqual([
       "InvalidRequest",
