@@ -49,6 +49,77 @@ describe("KYC limits (property)", () => {
     );
   });
 
+  it("decides exactly up to 2^53 - 1, where a float sum would round (property, against BigInt)", () => {
+    const MAX = Number.MAX_SAFE_INTEGER;
+    // Values anywhere up to 2^53 - 1, most of them within a few units of either end.
+    const minor = (min: number) =>
+      fc.oneof(
+        fc.integer({ min: MAX - 64, max: MAX }),
+        fc.integer({ min, max: min + 64 }),
+        fc.integer({ min, max: MAX }),
+      );
+    const nearMax = fc.record({
+      level: fc.record({
+        code: fc.constant("l"),
+        name: fc.constant("L"),
+        currency: fc.constant("KES"),
+        maxBalanceMinor: minor(0),
+        maxSingleTxnMinor: fc.constant(null),
+        aggregateDailyLimitMinor: fc.oneof(fc.constant(MAX), minor(0)),
+        monthlyOutLimitMinor: fc.option(minor(0), { nil: null }),
+        twoFactorThresholdMinor: fc.constant(0),
+      }),
+      direction: fc.constantFrom("inbound" as const, "outbound" as const),
+      amountMinor: minor(1),
+      currentBalanceMinor: minor(0),
+      dailyTotalMinor: fc.oneof(fc.constant(0), minor(0)),
+      monthlyOutTotalMinor: minor(0),
+      chargesBelowAmount: fc.nat(64),
+    });
+    fc.assert(
+      fc.property(nearMax, ({ chargesBelowAmount, ...c }) => {
+        const check: LimitCheck = {
+          ...c,
+          inboundChargesMinor: Math.max(0, c.amountMinor - chargesBelowAmount),
+        };
+        const { level: l } = check;
+        const n = BigInt;
+        const fits =
+          n(check.dailyTotalMinor) + n(check.amountMinor) <= n(l.aggregateDailyLimitMinor) &&
+          (check.direction === "inbound" ||
+            l.monthlyOutLimitMinor === null ||
+            n(check.monthlyOutTotalMinor) + n(check.amountMinor) <= n(l.monthlyOutLimitMinor)) &&
+          (check.direction === "outbound" ||
+            n(check.currentBalanceMinor) + n(check.amountMinor) - n(check.inboundChargesMinor ?? 0) <=
+              n(l.maxBalanceMinor));
+        expect(findLimitBreach(check) === null).toBe(fits);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("lets a credit end at exactly a maximum balance of 2^53 - 1, where balance + amount rounds", () => {
+    const MAX = Number.MAX_SAFE_INTEGER;
+    const level: KycLevel = {
+      code: "l",
+      name: "L",
+      currency: "KES",
+      maxBalanceMinor: MAX,
+      maxSingleTxnMinor: null,
+      aggregateDailyLimitMinor: MAX,
+      monthlyOutLimitMinor: null,
+      twoFactorThresholdMinor: MAX,
+    };
+    const check = { level, direction: "inbound" as const, dailyTotalMinor: 0, monthlyOutTotalMinor: 0 };
+    // (2^53 - 2) + 5 is 2^53 + 3, which a float holds as 2^53 + 4.
+    expect(
+      findLimitBreach({ ...check, amountMinor: 5, currentBalanceMinor: MAX - 1, inboundChargesMinor: 4 }),
+    ).toBe(null);
+    expect(
+      findLimitBreach({ ...check, amountMinor: 5, currentBalanceMinor: MAX - 1, inboundChargesMinor: 3 }),
+    ).toBe("maxBalance");
+  });
+
   it("needs two factors strictly above the threshold", () => {
     fc.assert(
       fc.property(levelArb, fc.integer({ min: 1, max: 1e12 }), (l, amount) => {

@@ -37,10 +37,12 @@ export function findLimitBreach(c: LimitCheck): LimitBreach | null {
   ) {
     return "monthlyOut";
   }
-  // "Result within the wallet's maximum balance" (spec): what the wallet holds afterwards.
+  // "Result within the wallet's maximum balance" (spec): what the wallet holds afterwards. Each
+  // side is exact (the charges never exceed the amount, the balance never the maximum's range),
+  // where balance + amount, summed first, could pass 2^53 and round.
   if (
     c.direction === "inbound" &&
-    c.currentBalanceMinor + amountMinor - (c.inboundChargesMinor ?? 0) > level.maxBalanceMinor
+    amountMinor - (c.inboundChargesMinor ?? 0) > level.maxBalanceMinor - c.currentBalanceMinor
   )
     return "maxBalance";
   return null;
