@@ -230,6 +230,38 @@ describe("wallet credits", () => {
     expect((await refusal(credit(1, "cr-funds"))).code).toBe("Conflict");
   });
 
+  it("keeps its order of refusals when the charges would take the total past 2^53 - 1: 409 and currency first", async () => {
+    const MAX = Number.MAX_SAFE_INTEGER;
+    core.deps.catalog = {
+      ...core.deps.catalog,
+      feeSchedules: [
+        feeSchedule("wallet_credit", {
+          label: "Credit fee",
+          type: "flat",
+          amountMinor: 10,
+          refundable: false,
+        }),
+      ],
+    };
+    await credit(1_000, "cr-taken");
+    expect((await refusal(credit(MAX - 5, "cr-taken"))).code).toBe("Conflict");
+    const e = await refusal(
+      core.run((tx) =>
+        creditWallet(core.deps, core.ctxFor(acme), tx, {
+          walletUid,
+          amountMinor: MAX - 5,
+          currency: "USD",
+          clientReference: "cr-usd",
+        }),
+      ),
+    );
+    expect(e.code).toBe("CurrencyMismatch");
+    // and then the charges' own refusal
+    expect((await refusal(credit(MAX - 5, "cr-huge"))).message).toBe(
+      "The amount with its fees and taxes exceeds the largest amount",
+    );
+  });
+
   it("refuses a credit above the single transaction limit", async () => {
     expect((await refusal(credit(7_000_001, "big"))).code).toBe("LimitExceeded");
   });

@@ -44,8 +44,6 @@ export async function creditWallet(
   const at = iso(now);
   const prefund = accountKeys.prefund(tenantId);
   const walletKey = accountKeys.wallet(wallet.uid);
-  // Charges, when a wallet_credit schedule exists, are paid by the wallet out of what it receives.
-  const charges = chargesFor(deps.catalog, "wallet_credit", wallet.currency, null, input.amountMinor);
   // The wallet's accounts now, the prefund (and fee accounts) last: see lockSharedAndPost.
   const balances = await tx.ledger.lockAccounts(wallet.currency, [
     walletKey,
@@ -65,6 +63,9 @@ export async function creditWallet(
   );
   if (dailyTotalMinor === null) refuseClientReferenceUsed("wallet_credit");
   assertWalletCurrency(wallet, input.currency);
+  // Charges, when a wallet_credit schedule exists, are paid by the wallet out of what it receives
+  // (computed here, after the 409 and the currency: they may refuse an amount too).
+  const charges = chargesFor(deps.catalog, "wallet_credit", wallet.currency, null, input.amountMinor);
   assertAmountCoversCharges(charges);
   await assertMovementAllowed(
     tx,
