@@ -1,6 +1,7 @@
 import { createMemoryStore } from "@wallet/ledger-core/memory";
 import { beforeEach, describe, expect, it } from "vitest";
 import { forwardedClientIp, UNAUTHORIZED_BODY } from "../src/index.js";
+import { CREDENTIALS_MAX_AGE_MS } from "../src/middleware/authenticate.js";
 import {
   createHarness,
   type Harness,
@@ -199,52 +200,99 @@ describe("authentication (spec, Authentication): every failure is one identical 
     await expectUnauthorized(await h.call(acme, "GET", PROBE, opts));
   });
 
-  it("judges the timestamp again once the body has arrived: a slow body cannot carry it past the skew", async () => {
+  /**
+   * A signed POST /wallet-credits whose body `{}` arrives only after `whileTheBodyArrives` ran:
+   * the headers are judged (and the credentials read) first. Authenticated, it answers 400 (the
+   * body is no credit).
+   */
+  const sendWithSlowBody = async (
+    idempotencyKey: string,
+    whileTheBodyArrives: () => Promise<void> | void,
+  ) => {
     const path = `${TENANT}/wallet-credits`;
-    const send = async (secondsWhileTheBodyArrives: number) => {
-      const text = "{}";
-      let release = () => {};
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const body = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          await gate;
-          controller.enqueue(new TextEncoder().encode(text));
-          controller.close();
-        },
-      });
-      const headers = signHeadersWithNodeCrypto({
+    const text = "{}";
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await gate;
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      },
+    });
+    h.clock.advanceMs(1000); // a fresh timestamp: the signature (the same body) is no replay
+    const headers = signHeadersWithNodeCrypto({
+      method: "POST",
+      pathAndQuery: path,
+      body: text,
+      apiKey: acme.apiKey,
+      key: acme.key,
+      timestamp: h.nowSeconds(),
+    });
+    const answer = h.app.request(
+      path,
+      {
         method: "POST",
-        pathAndQuery: path,
-        body: text,
-        apiKey: acme.apiKey,
-        key: acme.key,
-        timestamp: h.nowSeconds(),
-      });
-      const answer = h.app.request(
-        path,
-        {
-          method: "POST",
-          body,
-          duplex: "half",
-          headers: {
-            ...headers,
-            "Content-Type": "application/json",
-            "Idempotency-Key": `slow-${secondsWhileTheBodyArrives}`,
-          },
-        } as RequestInit,
-        { incoming: { socket: { remoteAddress: "127.0.0.1" } } },
-      );
-      // The headers are judged (and the credentials read) while the body is still on its way.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      h.clock.advanceMs(secondsWhileTheBodyArrives * 1000);
-      release();
-      return answer;
-    };
-    // Authenticated, then refused by validation: the body is no credit.
+        body,
+        duplex: "half",
+        headers: { ...headers, "Content-Type": "application/json", "Idempotency-Key": idempotencyKey },
+      } as RequestInit,
+      { incoming: { socket: { remoteAddress: "127.0.0.1" } } },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await whileTheBodyArrives();
+    release();
+    return answer;
+  };
+
+  it("judges the timestamp again once the body has arrived: a slow body cannot carry it past the skew", async () => {
+    const send = (seconds: number) =>
+      sendWithSlowBody(`slow-${seconds}`, () => h.clock.advanceMs(seconds * 1000));
     expect((await send(1)).status).toBe(400);
     await expectUnauthorized(await send(301));
+  });
+
+  it("reads the credentials again once a slow body has arrived: a key revoked, a tenant suspended or a scope removed meanwhile applies", async () => {
+    const meanwhile = (change: () => Promise<void>) => async () => {
+      h.clock.advanceMs(CREDENTIALS_MAX_AGE_MS + 1);
+      await change();
+    };
+    // Nothing changed: authenticated after a second read.
+    expect(
+      (
+        await sendWithSlowBody(
+          "nothing",
+          meanwhile(async () => {}),
+        )
+      ).status,
+    ).toBe(400);
+    const scopesBefore = acme.tenant.scopes;
+    const narrowed = await sendWithSlowBody(
+      "narrowed",
+      meanwhile(() =>
+        h.uow.run((tx) =>
+          tx.tenants.upsert({
+            ...acme.tenant,
+            scopes: scopesBefore.filter((s) => s !== "wallet-credits:write"),
+          }),
+        ),
+      ),
+    );
+    expect(narrowed.status).toBe(403);
+    await h.uow.run((tx) => tx.tenants.upsert({ ...acme.tenant, scopes: scopesBefore }));
+    const suspended = await sendWithSlowBody(
+      "suspended",
+      meanwhile(() => h.uow.run((tx) => tx.tenants.upsert({ ...acme.tenant, status: "suspended" }))),
+    );
+    await expectUnauthorized(suspended);
+    await h.uow.run((tx) => tx.tenants.upsert({ ...acme.tenant, status: "active" }));
+    const revokedMeanwhile = await sendWithSlowBody(
+      "revoked",
+      meanwhile(() => h.uow.run((tx) => tx.tenants.setSigningKeyStatus("acme", acme.key.kid, "revoked"))),
+    );
+    await expectUnauthorized(revokedMeanwhile);
   });
 
   it("a forged request carrying a genuine signature does not burn it", async () => {

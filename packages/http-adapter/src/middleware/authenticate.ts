@@ -9,6 +9,12 @@ import { decodeSignature, SignatureVerifier } from "../auth/signature-verifier.j
 import { invalidRequest, unauthorized } from "../errors/http-error.js";
 import { sha256Hex } from "./read-body.js";
 
+/**
+ * How old the credentials read before the body may be when its signature is accepted: older
+ * ones (a body that took longer to arrive) are read again.
+ */
+export const CREDENTIALS_MAX_AGE_MS = 250;
+
 /** Unix epoch seconds: digits only (a sign, a fraction or milliseconds are refused by the skew check). */
 const TIMESTAMP_FORMAT = /^\d{1,12}$/;
 
@@ -25,7 +31,7 @@ export const socketRemoteAddress = (c: Context): string | undefined =>
  * headers, the skew, the API key and key id, the tenant's allowlist) before the body is read, so a
  * caller without credentials cannot make the server receive a megabyte; `verify` then checks the
  * signature over the canonical string, which holds the body's hash, the skew and the key again on
- * the clock after the body, and the replay guard.
+ * the clock after the body (the credentials read again when the body was slow), and the replay guard.
  * Checks run cheapest first; the replay guard runs last so that a forged request cannot burn a
  * genuine signature.
  */
@@ -66,11 +72,7 @@ export function authenticate(
     if (signature === null) throw unauthorized();
 
     const apiKeySha256 = sha256Hex(apiKey);
-    const found = await deps.uow.autocommit((tx) => tx.tenants.findCredentials(apiKeySha256, kid));
-    if (found === null || !isUsable(found.tenant, found.signingKey, nowMs)) throw unauthorized();
-    const { tenant, signingKey } = found as { tenant: Tenant; signingKey: SigningKey };
-    if (!allowlists.get(tenant.ipAllowlist).allows(clientIp(c))) throw unauthorized();
-
+    const { tenant, signingKey } = await usableCredentials(c, apiKeySha256, kid, nowMs);
     const key = verifier.keyFor(tenant.id, kid, signingKey.publicKeyPem);
     if (key === null) throw unauthorized();
     identified.set(c, {
@@ -81,10 +83,19 @@ export function authenticate(
       apiKeySha256,
       tenant,
       signingKey,
+      readAtMs: nowMs,
       kid,
       key,
     });
     await next();
+  }
+
+  /** The tenant and signing key of an API key and kid, if usable now and from this address; else 401. */
+  async function usableCredentials(c: Context<AppEnv>, apiKeySha256: string, kid: string, nowMs: number) {
+    const found = await deps.uow.autocommit((tx) => tx.tenants.findCredentials(apiKeySha256, kid));
+    if (found === null || !isUsable(found.tenant, found.signingKey, nowMs)) throw unauthorized();
+    if (!allowlists.get(found.tenant.ipAllowlist).allows(clientIp(c))) throw unauthorized();
+    return found as { tenant: Tenant; signingKey: SigningKey };
   }
 
   async function verify(c: Context<AppEnv>, next: () => Promise<void>) {
@@ -96,7 +107,17 @@ export function authenticate(
     // The time again, after the body: a body that arrived slowly must not carry a timestamp, or
     // a key, past its validity into the replay guard, whose memory of it may have been purged.
     const nowMs = deps.core.clock.now().getTime();
-    if (!withinSkew(nowMs, id.timestamp) || !isUsable(id.tenant, id.signingKey, nowMs)) throw unauthorized();
+    if (!withinSkew(nowMs, id.timestamp)) throw unauthorized();
+    // The credentials again when they were read a while ago: a key revoked, a tenant suspended or
+    // its scopes narrowed while a slow body arrived applies to that request too. Read at most
+    // CREDENTIALS_MAX_AGE_MS before the signature is accepted, without a second read for the
+    // body that came with its headers.
+    let { tenant } = id;
+    if (nowMs - id.readAtMs > CREDENTIALS_MAX_AGE_MS) {
+      const fresh = await usableCredentials(c, id.apiKeySha256, id.kid, nowMs);
+      if (fresh.signingKey.publicKeyPem !== id.signingKey.publicKeyPem) throw unauthorized();
+      tenant = fresh.tenant;
+    } else if (!isUsable(id.tenant, id.signingKey, nowMs)) throw unauthorized();
     const now = new Date(nowMs);
     // Remembered at least until the timestamp leaves the skew window (a signature dated 300 s
     // ahead is still acceptable to the last millisecond of the second 600 s from now), and for
@@ -110,7 +131,7 @@ export function authenticate(
     );
     if (!firstSeen) throw unauthorized();
 
-    const { tenant, kid } = id;
+    const { kid } = id;
     c.set("auth", {
       ctx: { tenant, kid, requestId: c.var.requestId, scopes: tenant.scopes },
       apiKeySha256: id.apiKeySha256,
@@ -130,6 +151,8 @@ interface Identified {
   apiKeySha256: string;
   tenant: Tenant;
   signingKey: SigningKey;
+  /** When `tenant` and `signingKey` were read (epoch ms on the core's clock). */
+  readAtMs: number;
   kid: string;
   key: KeyObject;
 }
