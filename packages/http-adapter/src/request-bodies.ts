@@ -58,7 +58,12 @@ export function parseRequestText<K extends keyof typeof requestBodySchemas>(
   text: string,
 ): RequestBodyOf<K> {
   return asDomainRefusal(
-    () => validateBody(requestBodySchemas[operation], parseJsonText(text)) as RequestBodyOf<K>,
+    () =>
+      validateBody(
+        requestBodySchemas[operation],
+        // The API decodes a body's bytes as UTF-8, which drops one leading byte order mark.
+        parseJsonText(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text),
+      ) as RequestBodyOf<K>,
   );
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { railRoutes } from "../src/operator/rail-routes.js";
 import { parseRequestBody, parseRequestText, requestBodySchemas } from "../src/request-bodies.js";
 import { tenantRouteGroups } from "../src/tenant-api.js";
+import { parseJsonBody } from "../src/validation/validate.js";
 import { refusalOf } from "./support/refusal.js";
 
 describe("parseRequestBody: the API's request validation, for callers of the core in-process", () => {
@@ -102,6 +103,18 @@ describe("parseRequestBody: the API's request validation, for callers of the cor
       expect([e.code, e.details?.[0]?.field]).toEqual(["InvalidRequest", field]);
     }
     expect(refusalOf(() => parseRequestText("creditWallet", "{not json")).message).toBe(
+      "The request body is not valid JSON",
+    );
+  });
+
+  it("parseRequestText takes a leading byte order mark as the API does (its UTF-8 decoding drops one), and no second", () => {
+    const credit = '{"walletUid":"wal_1","amountMinor":100,"currency":"KES","clientReference":"r-1"}';
+    expect(parseRequestText("creditWallet", `\uFEFF${credit}`)).toEqual(JSON.parse(credit));
+    expect(parseJsonBody(new TextEncoder().encode(`\uFEFF${credit}`))).toEqual(JSON.parse(credit));
+    expect(refusalOf(() => parseRequestText("creditWallet", `\uFEFF\uFEFF${credit}`)).message).toBe(
+      "The request body is not valid JSON",
+    );
+    expect(() => parseJsonBody(new TextEncoder().encode(`\uFEFF\uFEFF${credit}`))).toThrow(
       "The request body is not valid JSON",
     );
   });
