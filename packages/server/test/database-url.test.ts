@@ -33,4 +33,18 @@ describe("redactDatabaseUrl", () => {
     }
     expect(redactDatabaseUrl("postgres://wallet@db:port/wallet")).toBe("postgres://wallet@db:port/wallet");
   });
+
+  it("hides a query password whose name is percent-encoded, and all of one holding an unencoded #", () => {
+    // node-postgres decodes the parameters' names: pass%77ord is its password.
+    expect(redactDatabaseUrl("postgres://app@db/wallet?pass%77ord=hunter2&%70assword=x2")).toBe(
+      "postgres://app@db/wallet?pass%77ord=***&%70assword=***",
+    );
+    expect(redactDatabaseUrl("postgres://app@db/wallet?password=hun#ter2&sslmode=require")).toBe(
+      "postgres://app@db/wallet?password=***&sslmode=require",
+    );
+    // A name that does not decode is judged as written.
+    expect(redactDatabaseUrl("postgres://app@db/wallet?%zzpassword=x3")).toBe(
+      "postgres://app@db/wallet?%zzpassword=***",
+    );
+  });
 });
