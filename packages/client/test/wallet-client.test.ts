@@ -467,23 +467,66 @@ describe("createWalletClient: retries", () => {
     expect(second).toBe(first! + 1);
     expect(received[1]!.atMs - received[0]!.atMs).toBeLessThan(500);
 
-    // Only once: a second 401 is the answer.
+    // Only once for a GET: a second 401 is the answer.
     received = [];
     script = [unauthorized, unauthorized, { status: 200, body: {} }];
-    const error = (await errorOf(
-      client().request("POST", "/wallet-credits", { body: {} }),
-    )) as WalletApiError;
+    const error = (await errorOf(client().request("GET", "/operations?limit=1"))) as WalletApiError;
     expect(error.status).toBe(401);
     expect(received).toHaveLength(2);
-    expect(header(received[1]!.headers, "idempotency-key")).toBe(
-      header(received[0]!.headers, "idempotency-key"),
-    );
 
     // And not past the configured attempts.
     received = [];
     script = [unauthorized, { status: 200, body: {} }];
     await errorOf(client({ retry: { attempts: 1 } }).request("GET", "/health"));
     expect(received).toHaveLength(1);
+  });
+
+  it("tries a keyed write's 401 again up to its attempts: behind a hop that re-sends requests, a 401 may be the replay guard answering a copy of a try that ran", async () => {
+    const unauthorized = { status: 401, body: { error: "Unauthorized", message: "Authentication failed" } };
+    script = [
+      unauthorized,
+      unauthorized,
+      { status: 201, body: { uid: "op_1" }, headers: { "Idempotent-Replayed": "true" } },
+    ];
+    const res = await client().request("POST", "/wallet-credits", { body: { amountMinor: 1 } });
+    expect([res.status, res.attempts, res.idempotentReplayed]).toEqual([201, 3, true]);
+    expect(new Set(received.map((r) => header(r.headers, "idempotency-key"))).size).toBe(1);
+    const timestamps = received.map((r) => Number(header(r.headers, "x-timestamp")));
+    expect(timestamps).toEqual([timestamps[0], timestamps[0]! + 1, timestamps[0]! + 2]);
+
+    // Past its attempts the 401 is the answer, with the key to repeat the write by.
+    received = [];
+    script = [unauthorized, unauthorized, unauthorized, { status: 201, body: {} }];
+    const error = (await errorOf(
+      client().request("POST", "/wallet-credits", { body: { amountMinor: 1 } }),
+    )) as WalletApiError;
+    expect(error.status).toBe(401);
+    expect(received).toHaveLength(3);
+    expect(error.idempotencyKey).toBe(header(received[0]!.headers, "idempotency-key"));
+  });
+
+  it("retries a 2xx it cannot read (a body that is not JSON, or none) like a lost answer, and reports only the final answer", async () => {
+    const events: ResponseEvent[] = [];
+    script = [
+      { status: 201, rawBody: "" },
+      { status: 201, rawBody: '{"uid":"op_1"' },
+      { status: 201, body: { uid: "op_1" }, headers: { "Idempotent-Replayed": "true" } },
+    ];
+    const res = await client({ onResponse: (e) => events.push(e) }).request("POST", "/wallet-credits", {
+      body: { amountMinor: 1 },
+    });
+    expect([res.body, res.attempts]).toEqual([{ uid: "op_1" }, 3]);
+    expect(events.map((e) => [e.status, e.attempts])).toEqual([[201, 3]]);
+    expect(new Set(received.map((r) => header(r.headers, "idempotency-key"))).size).toBe(1);
+
+    // Past the attempts: InvalidResponse, with the key; an empty body is never a typed answer.
+    received = [];
+    script = [{ status: 200, rawBody: "" }];
+    const error = (await errorOf(
+      client({ retry: { attempts: 1 } }).request("POST", "/wallet-credits", { body: { amountMinor: 1 } }),
+    )) as WalletApiError;
+    expect([error.status, error.code]).toEqual([200, "InvalidResponse"]);
+    expect(error.idempotencyKey).toBe(header(received[0]!.headers, "idempotency-key"));
   });
 
   it("stops after the configured attempts and reports the last answer", async () => {

@@ -405,7 +405,13 @@ export function createWalletClient(options: WalletClientOptions): WalletClient {
         const { response } = answer;
         const answeredRequestId = response.headers.get("X-Request-Id") ?? requestId;
         if (response.ok) {
-          const parsed = parseJson(answer.text);
+          // Every route answers a 2xx with a JSON body: one that is not (or none) came through
+          // something that garbled or cut it, so the outcome is as unknown as a lost answer's.
+          const parsed = answer.text === "" ? { ok: false as const } : parseJson(answer.text);
+          if (!parsed.ok && attemptNo < attemptsMax) {
+            await sleep(retryDelayMs(attemptNo, null, policy), signal);
+            continue;
+          }
           const replayedHeader = response.headers.get("Idempotent-Replayed");
           const replayed = replayedHeader === null ? undefined : replayedHeader.toLowerCase() === "true";
           report(response.status, answeredRequestId, replayed, attemptNo);
@@ -413,7 +419,7 @@ export function createWalletClient(options: WalletClientOptions): WalletClient {
             throw new WalletApiError({
               status: response.status,
               code: "InvalidResponse",
-              message: "The service answered with a body that is not JSON",
+              message: `The service answered with ${answer.text === "" ? "no body" : "a body that is not JSON"}`,
               requestId: answeredRequestId,
               idempotencyKey,
             });
@@ -430,8 +436,11 @@ export function createWalletClient(options: WalletClientOptions): WalletClient {
         }
         // A 401 is tried once more, at once, with the next second's signature: another process
         // signing with this key may have sent the same request in the same second (Ed25519 is
-        // deterministic, and the replay guard refuses a signature it has seen). Nothing ran.
-        if (response.status === 401 && !unauthorizedRetried && attemptNo < attemptsMax) {
+        // deterministic, and the replay guard refuses a signature it has seen). A keyed write's,
+        // up to its attempts: a hop that re-sends requests (a proxy retrying upstream) may hand
+        // back the replay guard's 401 to a copy of a try that ran, which its key then answers.
+        const unauthorizedRetryable = !unauthorizedRetried || idempotencyKey !== undefined;
+        if (response.status === 401 && unauthorizedRetryable && attemptNo < attemptsMax) {
           unauthorizedRetried = true;
           continue;
         }
