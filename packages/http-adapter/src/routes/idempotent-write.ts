@@ -8,6 +8,9 @@ import { errorStatus, storedRefusalStatuses } from "../errors/error-status.js";
 import { invalidRequest } from "../errors/http-error.js";
 import { sha256Hex } from "../middleware/read-body.js";
 
+/** The blind-index kind of a write's request digest (`PiiVault.blindIndex`). */
+export const IDEMPOTENCY_REQUEST_KIND = "idempotency-request";
+
 /** The Idempotency-Key of a write, or 400. */
 export function readIdempotencyKey(c: Context<AppEnv>): string {
   const key = c.req.header("Idempotency-Key");
@@ -39,11 +42,18 @@ export async function idempotentWrite(
   work: (tx: Tx) => Promise<unknown>,
 ): Promise<Response> {
   const target = sentPathAndQuery(c.env?.incoming?.url, c.req.url);
-  const requestHash = sha256Hex(`${c.req.method}\n${target}\n${c.var.bodySha256}`);
+  const request = `${c.req.method}\n${target}\n${c.var.bodySha256}`;
   const { replayed, response } = await runIdempotent(
     deps.uow,
     deps.core.clock,
-    { tenantId: claim.tenantId, key: claim.key, requestHash },
+    {
+      tenantId: claim.tenantId,
+      key: claim.key,
+      // Keyed, as the blind indexes are: the stored digest of a body holding personal data
+      // must not let a reader of the database confirm guesses of it.
+      requestHash: deps.core.vault.blindIndex(claim.tenantId, IDEMPOTENCY_REQUEST_KIND, request),
+      earlierRequestHash: sha256Hex(request),
+    },
     async (tx) => ({ status: successStatus, body: JSON.stringify(await work(tx)) }),
     (e) => {
       const status = errorStatus[e.code];

@@ -7,7 +7,7 @@ export interface StoredResponse {
 export interface IdempotencyRecord {
   tenantId: string;
   key: string;
-  /** SHA-256 over method, path and body hash: same key + other request = IdempotencyKeyReused. */
+  /** The claim's keyed digest of the request (`IdempotencyClaim.requestHash`): same key + other request = IdempotencyKeyReused. */
   requestHash: string;
   state: "in_progress" | "completed";
   response: StoredResponse | null;

@@ -8,8 +8,19 @@ import type { StoredResponse } from "./model.js";
 export interface IdempotencyClaim {
   tenantId: string;
   key: string;
-  /** SHA-256 over method, path and body hash. */
+  /**
+   * A digest of the request that tells a retry from another request under the key; it is stored
+   * with the key. Make it keyed (the HTTP adapter's is an HMAC with the vault's blind-index key
+   * over method, path and body hash): a plain hash of a body holding a phone number can be
+   * reversed by guessing the few digits its masked value hides.
+   */
   requestHash: string;
+  /**
+   * The digest an earlier version stored for this same request, if it differs (the HTTP
+   * adapter's unkeyed SHA-256 before it was keyed): a record stored with it matches too, so a
+   * retry of a request answered before an upgrade still gets its answer. Never stored.
+   */
+  earlierRequestHash?: string | undefined;
 }
 
 export interface IdempotentOutcome {
@@ -81,7 +92,7 @@ export async function runIdempotent(
   );
   if (claimed.kind === "existing") {
     const { record } = claimed;
-    if (record.requestHash !== claim.requestHash) {
+    if (record.requestHash !== claim.requestHash && record.requestHash !== claim.earlierRequestHash) {
       refuse("IdempotencyKeyReused", "This Idempotency-Key was used for a different request");
     }
     if (record.state === "completed" && record.response) return { replayed: true, response: record.response };
