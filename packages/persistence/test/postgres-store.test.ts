@@ -171,6 +171,29 @@ describe.runIf(baseUrl)("Postgres store", () => {
     await down.close();
   });
 
+  it("maps a database that refuses connections (55000) or no longer exists (3D000) to StoreUnavailableError", async () => {
+    // Each its own database: closed to connections, then dropped, as an operator might.
+    const closing = await createFreshPostgresDatabase(baseUrl!);
+    const closed = createPostgresStore({ connectionString: closing.url, poolSize: 1 });
+    const name = new URL(closing.url).pathname.slice(1);
+    const server = new pg.Client({ connectionString: baseUrl! });
+    await server.connect();
+    try {
+      await closed.migrate();
+      await server.query(`alter database "${name}" allow_connections false`);
+      await server.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", [name]);
+      await expect(closed.uow.run((tx) => tx.tenants.list())).rejects.toBeInstanceOf(StoreUnavailableError);
+      await closed.close();
+      await server.query(`drop database "${name}" with (force)`);
+      const gone = createPostgresStore({ connectionString: closing.url, poolSize: 1 });
+      await expect(gone.uow.run((tx) => tx.tenants.list())).rejects.toBeInstanceOf(StoreUnavailableError);
+      await gone.close();
+    } finally {
+      await server.end();
+      await closing.drop();
+    }
+  });
+
   it("maps text holding U+0000, which Postgres cannot store (22021), to InvalidRequest, in a lookup or a write", async () => {
     const refusal = (p: Promise<unknown>) =>
       p.then(

@@ -41,11 +41,17 @@ export const conflictError = (index: ConflictIndex): DomainError =>
   new DomainError("Conflict", index.message);
 
 // Postgres SQLSTATEs meaning "the database cannot serve you now": admin/crash shutdown, cannot
-// connect now, too many connections, out of resources, timeouts, and transient lock failures.
+// connect now, too many connections, out of resources, timeouts, and transient lock failures;
+// at connect time, a database dropped or renamed (3D000, 57P04) or credentials refused (class 28:
+// a password rotated under the running server).
 const unavailableSqlStates = new Set([
   "57P01",
   "57P02",
   "57P03",
+  "57P04",
+  "3D000",
+  "28000",
+  "28P01",
   "53000",
   "53100",
   "53200",
@@ -68,6 +74,9 @@ const unavailableNodeCodes = new Set([
 // pg and pg-pool report some failures only in the message.
 const unavailableMessages = [
   "Connection terminated",
+  // 55000 at connect time (`ALTER DATABASE ... ALLOW_CONNECTIONS false`); the code alone also
+  // names statement errors.
+  "is not currently accepting connections",
   "timeout exceeded when trying to connect",
   "Client has encountered a connection error",
   "Cannot use a pool after calling end",
