@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,6 +83,23 @@ describe("SQLite store", () => {
         "wallets",
       ]),
     );
+  });
+
+  it("creates a new database's directories and files for its owner only; an existing file keeps its mode", async () => {
+    // They hold every tenant's webhook secrets and the idempotency answers: not for other users.
+    const nested = join(dir, "private", "data", "wallet.db");
+    const opened = createSqliteStore({ filename: nested });
+    await opened.migrate();
+    await opened.uow.run((tx) => tx.tenants.upsert(tenantFixture(unique("tn"))));
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect([mode(join(dir, "private")), mode(join(dir, "private", "data"))]).toEqual([0o700, 0o700]);
+    expect([mode(nested), mode(`${nested}-wal`), mode(`${nested}-shm`)]).toEqual([0o600, 0o600, 0o600]);
+    await opened.close();
+    chmodSync(nested, 0o640);
+    const reopened = createSqliteStore({ filename: nested });
+    await reopened.ping();
+    await reopened.close();
+    expect(mode(nested)).toBe(0o640);
   });
 
   it("refuses URLs it does not know without echoing them", () => {

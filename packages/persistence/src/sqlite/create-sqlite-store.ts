@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely } from "kysely";
@@ -38,7 +38,16 @@ export function createSqliteStore({
   const inMemory = filename === ":memory:" || filename === "";
   let raw: BetterSqlite3.Database;
   try {
-    if (!inMemory) mkdirSync(dirname(filename), { recursive: true });
+    if (!inMemory) {
+      // A new database is its owner's alone (SQLite gives its -wal and -shm the file's mode): it
+      // holds the tenants' webhook secrets and every stored answer. An existing one keeps its mode.
+      mkdirSync(dirname(filename), { recursive: true, mode: 0o700 });
+      try {
+        closeSync(openSync(filename, "a", 0o600));
+      } catch {
+        // Not a file that can be opened (a directory, no permission): SQLite's open says so below.
+      }
+    }
     raw = new BetterSqlite3(filename);
     raw.defaultSafeIntegers(true);
     applyConnectionPragmas(raw, { inMemory, busyTimeoutMs, synchronous });
