@@ -329,6 +329,28 @@ describe("limits, request ids and failures", () => {
     acme = await seedTenant(uow, { id: "acme" });
   });
 
+  it("marks every answer, errors included, not to be stored by a cache nor sniffed for another type", async () => {
+    // Tenants authenticate with X-Api-Key, not Authorization: a shared cache would not know.
+    const onboarded = await h.call(acme, "POST", CUSTOMERS, { body: onboardingBody() });
+    const uid = ((await onboarded.json()) as { uid: string }).uid;
+    const answers = [
+      onboarded,
+      await h.call(acme, "GET", `${CUSTOMERS}/${uid}`),
+      await h.call(acme, "GET", `${CUSTOMERS}/cus_missing`),
+      await h.app.request(`${CUSTOMERS}/${uid}`),
+      await h.app.request(`${TENANT}/no-such-route`),
+      await h.app.request("/elsewhere"),
+      await h.admin("GET", `${ADMIN}/tenants/acme`),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([201, 200, 404, 401, 401, 404, 200]);
+    for (const r of answers) {
+      expect([r.headers.get("Cache-Control"), r.headers.get("X-Content-Type-Options")]).toEqual([
+        "no-store",
+        "nosniff",
+      ]);
+    }
+  });
+
   it("413 for a body over 1 MiB: a declared length before authentication, a streamed body once its credentials are known", async () => {
     const declared = await h.app.request(CREDITS, {
       method: "POST",

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { errorHandler, notFoundHandler } from "../errors/error-response.js";
+import { noStore } from "../middleware/no-store.js";
 import { requestId } from "../middleware/request-id.js";
 import { createOperatorApi, OPERATOR_API_BASE } from "../operator-api.js";
 import { createTenantApi, TENANT_API_BASE } from "../tenant-api.js";
@@ -16,6 +17,7 @@ import type { AppEnv } from "./env.js";
 export function createApp(deps: ApiDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId());
+  app.use("*", noStore());
   app.onError(errorHandler(deps.logger));
   app.notFound(notFoundHandler());
   app.route(TENANT_API_BASE, createTenantApi(deps));
