@@ -101,6 +101,13 @@ describe("onboarding", () => {
     expect((await onboard({ dateOfBirth: "2026-11-23" })).uid).toMatch(/^cus_/);
   });
 
+  it("seals the date of birth, as identifier values are", async () => {
+    const c = await onboard({ dateOfBirth: "1990-05-17" });
+    const stored = core.store.state.customers.get(c.uid)?.dateOfBirth;
+    expect(stored).not.toBe("1990-05-17");
+    expect(core.deps.vault.open(stored as string)).toBe("1990-05-17");
+  });
+
   it("refuses unapproved profiles and levels with one generic message, and prohibited risk", async () => {
     const a = await refusal(onboard({ rulesProfileKey: "standard_usd" }));
     const b = await refusal(onboard({ kyc: { ...onboardingInput().kyc, tierCode: "tier_usd" } }));

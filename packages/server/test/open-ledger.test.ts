@@ -118,9 +118,32 @@ describe.each(databases)("openLedger on $name", ({ url, skip }) => {
         await ledger.close();
       }
 
-      // Opened again with the same key: the data is there, nothing is seeded twice.
+      // A customer whose date of birth an earlier version stored in clear.
+      const legacy = {
+        uid: "cus_01JLEGACYDATEOFBIRTH0000",
+        tenantId: "acme",
+        status: "active" as const,
+        customerType: "person" as const,
+        displayName: "Earlier Customer",
+        dateOfBirth: "1984-02-29",
+        regionCode: null,
+        preferredLocale: "en",
+        clientReference: null,
+        metadata: null,
+        createdAt: "2026-01-01T00:00:00.000Z",
+      };
+      const reopened = await openLedger({ config, databaseUrl, piiKeys });
+      await reopened.store.uow.run((tx) => tx.customers.insert(legacy));
+      await reopened.close();
+
+      // Opened again with the same key: the data is there, nothing is seeded twice, and the
+      // clear date of birth is sealed.
       const again = await openLedger({ config, databaseUrl, piiKeys });
       try {
+        const stored = await again.store.uow.run((tx) => tx.customers.getAny(legacy.uid));
+        expect(stored?.dateOfBirth).not.toBe("1984-02-29");
+        expect(again.core.vault.open(stored?.dateOfBirth as string)).toBe("1984-02-29");
+        expect(await again.store.uow.run((tx) => tx.customers.clearDatesOfBirth(10))).toEqual([]);
         expect(again.seeded.inserted).toEqual([]);
         const acme = await again.contextFor("acme");
         const detail = await again.store.uow.run((tx) => getOperationDetail(again.core, acme, tx, intentUid));

@@ -33,6 +33,7 @@ export interface Customer {
   status: CustomerStatus;
   customerType: CustomerType;
   displayName: string;
+  /** Sealed by the vault (`PiiVault.seal`) over its `YYYY-MM-DD`; null when none was given. */
   dateOfBirth: string | null;
   regionCode: string | null;
   preferredLocale: string;

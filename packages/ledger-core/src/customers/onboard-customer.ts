@@ -79,7 +79,8 @@ export async function onboardCustomer(
     status: "active",
     customerType: input.customerType,
     displayName: input.displayName,
-    dateOfBirth,
+    // Personal data, sealed as identifier values are; nothing reads it back.
+    dateOfBirth: dateOfBirth === null ? null : deps.vault.seal(dateOfBirth),
     regionCode: input.regionCode ?? null,
     preferredLocale: input.preferredLocale ?? "en",
     clientReference: input.clientReference ?? null,

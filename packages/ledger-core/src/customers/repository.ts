@@ -20,6 +20,13 @@ export interface CustomerRepository {
    */
   getForUpdate(tenantId: string, uid: string): Promise<Customer | null>;
   setStatus(tenantId: string, uid: string, status: CustomerStatus): Promise<void>;
+  /**
+   * Up to `limit` customers, across tenants, whose date of birth is stored in clear (a
+   * `YYYY-MM-DD` written before it was sealed). For the server's start, which seals them.
+   */
+  clearDatesOfBirth(limit: number): Promise<{ uid: string; dateOfBirth: string }[]>;
+  /** Stores `sealed` as the customer's date of birth if it is still `clear` (else nothing). */
+  sealDateOfBirth(uid: string, clear: string, sealed: string): Promise<void>;
 }
 
 export interface IdentifierRepository {

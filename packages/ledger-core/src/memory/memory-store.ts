@@ -91,6 +91,9 @@ const newArray = <T>(): T[] => [];
  * one at a time (like SQLite's single writer) and roll back through an undo log, so a refusal
  * leaves nothing behind. Values are copied on the way in and out, as a database would.
  */
+/** A date of birth stored in clear, as written before it was sealed. */
+const CLEAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
 export function createMemoryStore(): MemoryStore {
   const s: MemoryState = {
     tenants: new Map(),
@@ -307,6 +310,14 @@ export function createMemoryStore(): MemoryStore {
       getForUpdate: async (tenantId, uid) => customerOf(tenantId, uid),
       setStatus: async (tenantId, uid, status) => {
         if (s.customers.get(uid)?.tenantId === tenantId) mutate(s.customers, uid, { status });
+      },
+      clearDatesOfBirth: async (limit) =>
+        [...s.customers.values()]
+          .filter((c) => c.dateOfBirth !== null && CLEAR_DATE.test(c.dateOfBirth))
+          .slice(0, limit)
+          .map((c) => ({ uid: c.uid, dateOfBirth: c.dateOfBirth as string })),
+      sealDateOfBirth: async (uid, clear, sealed) => {
+        if (s.customers.get(uid)?.dateOfBirth === clear) mutate(s.customers, uid, { dateOfBirth: sealed });
       },
     },
     identifiers: {

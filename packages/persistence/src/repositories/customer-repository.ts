@@ -71,6 +71,25 @@ export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
         .where("uid", "=", uid)
         .execute();
     },
+    async clearDatesOfBirth(limit) {
+      // `_` is any one character: a sealed value (`v1.<keyId>.<...>`) is far longer than 10.
+      const rows = await trx
+        .selectFrom("customers")
+        .select(["uid", "date_of_birth"])
+        .where("date_of_birth", "like", "____-__-__")
+        .orderBy("uid")
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ uid: r.uid, dateOfBirth: r.date_of_birth as string }));
+    },
+    async sealDateOfBirth(uid, clear, sealed) {
+      await trx
+        .updateTable("customers")
+        .set({ date_of_birth: sealed })
+        .where("uid", "=", uid)
+        .where("date_of_birth", "=", clear)
+        .execute();
+    },
   };
 }
 

@@ -397,6 +397,28 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect((await run((tx) => tx.customers.get(tenant.id, bare.uid)))?.status).toBe("active");
       });
 
+      it("finds the dates of birth stored in clear, across tenants, and seals one only while it is still clear", async () => {
+        const tenant = await newTenant();
+        const clear = customerFixture(tenant.id, { dateOfBirth: "1984-02-29" });
+        const sealed = customerFixture(tenant.id, { dateOfBirth: "v1.k1.c2VhbGVkLWRhdGUtb2YtYmlydGg" });
+        const none = customerFixture(tenant.id, { dateOfBirth: null });
+        await run(async (tx) => {
+          for (const c of [clear, sealed, none]) await tx.customers.insert(c);
+        });
+        const found = await run((tx) => tx.customers.clearDatesOfBirth(1_000_000));
+        expect(found).toContainEqual({ uid: clear.uid, dateOfBirth: "1984-02-29" });
+        expect(found.map((c) => c.uid)).not.toContain(sealed.uid);
+        expect(found.map((c) => c.uid)).not.toContain(none.uid);
+        expect(await run((tx) => tx.customers.clearDatesOfBirth(1))).toHaveLength(1);
+        // Sealed meanwhile by another process: left as it is.
+        await run((tx) => tx.customers.sealDateOfBirth(clear.uid, "1984-03-01", "v1.k1.wrong"));
+        expect((await run((tx) => tx.customers.get(tenant.id, clear.uid)))?.dateOfBirth).toBe("1984-02-29");
+        await run((tx) => tx.customers.sealDateOfBirth(clear.uid, "1984-02-29", "v1.k1.sealed"));
+        expect((await run((tx) => tx.customers.get(tenant.id, clear.uid)))?.dateOfBirth).toBe("v1.k1.sealed");
+        const after = await run((tx) => tx.customers.clearDatesOfBirth(1_000_000));
+        expect(after.map((c) => c.uid)).not.toContain(clear.uid);
+      });
+
       it("round-trips identifiers, lists them by customer and updates them", async () => {
         const { tenant, customer } = await newCustomer();
         const phone = identifierFixture(customer, { createdAt: at(1) });

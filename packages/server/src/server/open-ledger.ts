@@ -18,6 +18,7 @@ import { type AesGcmVaultOptions, createAesGcmVault } from "../crypto/aes-gcm-va
 import { createNodeHasher } from "../crypto/node-hasher.js";
 import { createNodeRandom } from "../crypto/node-random.js";
 import { assertPiiKeysOpenStore } from "../crypto/pii-keys-in-use.js";
+import { sealClearDatesOfBirth } from "../crypto/seal-dates-of-birth.js";
 import { firstLine, StartupError } from "../startup-error.js";
 import { redactDatabaseUrl } from "./database-url.js";
 
@@ -60,7 +61,8 @@ export interface OpenedLedger {
 /**
  * Opens the database and makes it ready as `wallet serve` does before it listens, with the same
  * refusals (one line, `ConfigError` or `StartupError`): migrations, the config's catalog covering
- * what the database uses, the PII keys opening what it holds, then the config's tenants seeded.
+ * what the database uses, the PII keys opening what it holds (and sealing the dates of birth an
+ * earlier version kept in clear), then the config's tenants seeded.
  * The store is closed again when any of it fails.
  */
 export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedger> {
@@ -83,6 +85,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
       [...options.piiKeys.keys.keys()],
       options.piiKeySource ?? "WALLET_PII_KEY",
     );
+    await sealClearDatesOfBirth(store.uow, core.vault);
     seeded = await seedFromConfig(store.uow, options.config, clock);
   } catch (e) {
     await store.close().catch(() => {});
