@@ -355,7 +355,8 @@ describe("the instants and dates of a customer's records", () => {
       identifiers: [{ ...contact, verifiedAt: "2026-11-22T12:59:00.0009+03:00" }, document],
       agreements: [{ ...agreement, acceptedAt: "2026-11-22T09:59:00Z" }],
     });
-    expect(core.store.state.customers.get(customer.uid)?.dateOfBirth).toBe("1990-02-28");
+    const sealedBirth = core.store.state.customers.get(customer.uid)?.dateOfBirth as string;
+    expect(core.deps.vault.open(sealedBirth)).toBe("1990-02-28");
     const stored = [...core.store.state.identifiers.values()].find((i) => i.class === "contact");
     expect(stored?.verifiedAt).toBe("2026-11-22T09:59:00.000Z");
     const accepted = [...core.store.state.agreements.values()].map((a) => a.acceptedAt);
