@@ -30,6 +30,24 @@ describe("GET /openapi.json: OpenAPI 3.1 generated from the validating schemas",
   it("is served to any authenticated caller, without scope, and to nobody else", async () => {
     expect(doc.openapi).toBe("3.1.0");
     expect((await h.app.request(`${TENANT}/openapi.json`)).status).toBe(401);
+    // A query (a cache buster) changes nothing, as on /health.
+    expect((await h.call(noScopes, "GET", `${TENANT}/openapi.json?v=2`)).status).toBe(200);
+  });
+
+  it("declares what any route may answer before its handler: 408 and 431 everywhere, 413 on every signed route", () => {
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const statuses = Object.keys(operation.responses as Record<string, unknown>);
+        const signed = (operation.security as unknown[]).length > 0;
+        expect(statuses, `${method} ${path}`).toEqual(
+          expect.arrayContaining(["408", "431", ...(signed ? ["413"] : [])]),
+        );
+      }
+    }
+    const responses = (doc.components as unknown as { responses: Record<string, { description: string }> })
+      .responses;
+    expect(responses.Error408?.description).toMatch(/30 s/);
+    expect(responses.Error431?.description).toMatch(/headers/);
   });
 
   it("is a valid OpenAPI 3.1 document according to a real validator", async () => {

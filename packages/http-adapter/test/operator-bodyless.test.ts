@@ -157,13 +157,13 @@ describe("GET /webhook-deliveries?limit: clamped to 1000 like the tenant API's l
   it("clamps a large limit instead of refusing it", async () => {
     const { uow } = createMemoryStore();
     const h = createHarness(uow);
-    for (const limit of ["1000", "1001", "999999999", "99999999999", "9".repeat(40)]) {
+    for (const limit of ["1000", "1001", "999999999", "99999999999", "9".repeat(40), "9".repeat(400)]) {
       const res = await h.admin("GET", `${ADMIN}/webhook-deliveries?limit=${limit}`);
       expect(res.status, limit).toBe(200);
       expect(v.parse(deliveryListQuerySchema, { limit }).limit, limit).toBe(1000);
     }
     expect(v.parse(deliveryListQuerySchema, { limit: "7" }).limit).toBe(7);
-    for (const limit of ["0", "-1", "1.5", "abc", "01", "9".repeat(41)]) {
+    for (const limit of ["0", "-1", "1.5", "abc", "01"]) {
       expect((await h.admin("GET", `${ADMIN}/webhook-deliveries?limit=${limit}`)).status, limit).toBe(400);
     }
   });

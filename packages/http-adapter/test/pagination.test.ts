@@ -31,6 +31,8 @@ describe("pagination parameters", () => {
       ],
     });
     expect(parse({ sortBy: ["createdAt:ASC,id:ASC"] })?.sort).toHaveLength(2);
+    // However many digits (spec: "larger values are clamped, not rejected").
+    expect(parse({ limit: [`1${"0".repeat(400)}`] })?.limit).toBe(100);
   });
 
   it.each([

@@ -879,7 +879,7 @@ export interface QuoteFeesRequest {
 /** Quote the fees and tax of an operation; nothing is charged and no operation is created */
 export interface QuoteFeesResponse {
   quoteId: string;
-  operationType: string;
+  operationType: "wallet_credit" | "wallet_debit" | "payout_b2c" | "topup_c2b";
   walletUid: string;
   currency: string;
   amountMinor: number;

@@ -64,7 +64,8 @@ const docComment = (text: string, indent: string) =>
 /** How a query parameter's text may be given: the SDK serializes numbers and booleans itself. */
 function queryValueType(schema: JsonSchema): string | undefined {
   const pattern = typeof schema.pattern === "string" ? schema.pattern : "";
-  if (schema.type === "string" && /^\^(\[[0-9-]+\](\{\d+(,\d+)?\})?)+\$$/.test(pattern)) {
+  // Digits only (`^[1-9][0-9]*$`, `^[1-9][0-9]{0,8}$`): a number is written as that text.
+  if (schema.type === "string" && /^\^(\[[0-9-]+\](\{\d+(,\d+)?\}|\*|\+)?)+\$$/.test(pattern)) {
     return "number | string";
   }
   const values = schema.enum;

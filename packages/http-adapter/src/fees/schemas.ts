@@ -1,4 +1,4 @@
-import { operationTypes } from "@wallet/ledger-core";
+import { operationTypes, quotableOperationTypes } from "@wallet/ledger-core";
 import * as v from "valibot";
 import {
   amountMinorSchema,
@@ -25,7 +25,7 @@ export const quoteFeesBodySchema = v.strictObject({
 /** Spec, Fee quote. */
 export const feeQuoteViewSchema = v.object({
   quoteId: v.string(),
-  operationType: v.string(),
+  operationType: v.picklist(quotableOperationTypes),
   walletUid: v.string(),
   currency: v.string(),
   amountMinor: minor,

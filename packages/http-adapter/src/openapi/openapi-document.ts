@@ -29,13 +29,25 @@ const errorDescriptions: Record<number, string> = {
   401: "Authentication failed (one identical body for every cause)",
   403: "A scope is missing",
   404: "Not found, or not the tenant's",
+  408: "The request did not arrive in full within 30 s",
   409: "Conflict (or the Idempotency-Key is still in use; retry after Retry-After)",
   413: "Request body larger than 1 MiB",
   422: "Refused by a business rule",
   429: "Too many requests; retry after Retry-After",
+  431: "Request headers too large",
   500: "Internal error",
   503: "Service unavailable",
 };
+
+/**
+ * A route's error statuses, and what any route may answer before its handler runs: the server's
+ * 408 (the request did not arrive in time) and 431 (headers too large), and on a signed route the
+ * 413 of a body over 1 MiB (a GET's too).
+ */
+const errorStatusesOf = (entry: RouteEntry): number[] =>
+  [...new Set([...entry.errorStatuses, ...(entry.auth === "signature" ? [413] : []), 408, 431])].sort(
+    (a, b) => a - b,
+  );
 
 /** The refusals a write stores with its Idempotency-Key (decisions.md), and so may replay. */
 const storedErrorStatuses = [404, 409, 422];
@@ -75,7 +87,7 @@ export function buildOpenApiDocument(
           content: { "application/json": { schema: jsonSchemaOf(entry.success.schema) } },
         },
         ...Object.fromEntries(
-          entry.errorStatuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }]),
+          errorStatusesOf(entry).map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }]),
         ),
       },
     };
@@ -89,7 +101,7 @@ export function buildOpenApiDocument(
     paths[entry.path]![entry.method.toLowerCase()] = operation;
   }
 
-  const errorStatuses = [...new Set(entries.flatMap((e) => e.errorStatuses))].sort((a, b) => a - b);
+  const errorStatuses = [...new Set(entries.flatMap(errorStatusesOf))].sort((a, b) => a - b);
   return {
     openapi: "3.1.0",
     info: {

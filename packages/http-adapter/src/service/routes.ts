@@ -30,8 +30,10 @@ export function serviceRoutes(openApiDocument: () => unknown): readonly RouteEnt
       summary: "This document (OpenAPI 3.1); any authenticated caller, no scope",
       tag: "Service",
       auth: "signature",
+      // A query (a cache buster) is signed like any other, and changes nothing.
+      ignoresQuery: true,
       success: { status: 200, description: "The OpenAPI document", schema: openApiDocumentSchema },
-      errorStatuses: [401, 413, 429, 500, 503],
+      errorStatuses: [401, 429, 500, 503],
       respond: openApiDocument,
     }),
   ];
