@@ -17,6 +17,7 @@ const SHIPPED = [
   "0005-suspense-items-created",
   "0006-operations-in-flight",
   "0007-drop-operations-in-flight",
+  "0008-processing-payouts",
 ];
 
 describe("the shipped migrations", () => {

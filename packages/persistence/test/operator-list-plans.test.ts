@@ -5,6 +5,7 @@ import type { Tx } from "@wallet/ledger-core";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSqliteStore, type Store } from "../src/index.js";
+import { tenantFixture } from "./contract/fixtures.js";
 
 const ROWS = 20_000;
 
@@ -23,6 +24,7 @@ describe("operator lists on SQLite: a bounded index walk", () => {
     file = join(dir, "wallet.db");
     store = createSqliteStore({ filename: file });
     await store.migrate();
+    await store.uow.run((tx) => tx.tenants.upsert(tenantFixture("acme")));
     const raw = new BetterSqlite3(file);
     try {
       raw.pragma("busy_timeout = 5000");
@@ -36,7 +38,14 @@ describe("operator lists on SQLite: a bounded index walk", () => {
         with recursive s(n) as (select 1 union all select n + 1 from s where n < ${ROWS})
         select 'sus_' || substr('0000000000' || n, -10), 'sandbox_mobile', null, '000000000000', 100,
           'KES', 'prv_' || n, 'unknown_reference', case when n % 3 = 0 then 'open' else 'refunded' end,
-          strftime('%Y-%m-%dT%H:%M:%fZ', 1700000000 + n / 2, 'unixepoch') from s;`);
+          strftime('%Y-%m-%dT%H:%M:%fZ', 1700000000 + n / 2, 'unixepoch') from s;
+        insert into operations (uid, tenant_id, type, state, amount_minor, fee_minor, tax_minor,
+          currency, destination_wallet_uid, fee_breakdown, created_at, updated_at)
+        with recursive s(n) as (select 1 union all select n + 1 from s where n < ${ROWS})
+        select 'op_' || substr('0000000000' || n, -10), 'acme',
+          case when n % 1000 = 0 then 'payout_b2c' else 'wallet_credit' end,
+          case when n % 1000 = 0 then 'processing' else 'completed' end, 100, 0, 0, 'KES', null,
+          '[]', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' from s;`);
     } finally {
       raw.close();
     }
@@ -109,6 +118,15 @@ describe("operator lists on SQLite: a bounded index walk", () => {
       /^SEARCH suspense_items USING INDEX suspense_items_status_created \(status=\?\)$/,
     ],
   ];
+
+  it("reads the payouts still processing through their own index, whatever the history holds", async () => {
+    const { rows, queries } = await captured("operations", (tx) => tx.operations.listProcessingPayouts(100));
+    expect(rows).toHaveLength(ROWS / 1000);
+    expect(queries).toHaveLength(1);
+    expect(planOf(queries[0]!.sql, queries[0]!.params)).toEqual([
+      expect.stringMatching(/^SCAN operations USING INDEX operations_processing_payouts$/),
+    ]);
+  });
 
   for (const analyzed of [false, true]) {
     it.each(cases)(`%s${analyzed ? " (after ANALYZE)" : ""}`, async (_label, table, read, walk) => {

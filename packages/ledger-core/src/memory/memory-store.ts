@@ -522,6 +522,17 @@ export function createMemoryStore(): MemoryStore {
           .sort((a, b) => (a.uid < b.uid ? -1 : 1))
           .slice(0, limit)
           .map(copyOperation),
+      listProcessingPayouts: async (limit, afterUid) =>
+        [...s.operations.values()]
+          .filter(
+            (o) =>
+              o.type === "payout_b2c" &&
+              o.state === "processing" &&
+              (afterUid === undefined || o.uid > afterUid),
+          )
+          .sort((a, b) => (a.uid < b.uid ? -1 : 1))
+          .slice(0, limit)
+          .map(copyOperation),
       railCodesAwaitingPayment: async () => [
         ...new Set(
           [...s.operations.values()].flatMap((o) =>

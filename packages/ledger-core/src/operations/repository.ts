@@ -83,6 +83,12 @@ export interface OperationRepository {
   /** Top-ups still pending_provider whose expiresAt <= asOfIso, oldest first, at most `limit`. */
   listExpiredTopups(asOfIso: string, limit: number): Promise<Operation[]>;
   /**
+   * Payouts still `processing`, across tenants, by uid (so oldest first), after `afterUid` when
+   * given, at most `limit`: read through an index of the payouts in flight only, whatever the
+   * history holds.
+   */
+  listProcessingPayouts(limit: number, afterUid?: string | undefined): Promise<Operation[]>;
+  /**
    * The rail codes that top-up intents still waiting for their payment (pending_provider) name,
    * across tenants, each once: a rail the config may not drop, since a payment reported on a rail
    * it lacks is 404.

@@ -7,6 +7,7 @@ import { apiKeyRevocationMigration } from "./0004-api-key-revocation.js";
 import { suspenseItemsCreatedMigration } from "./0005-suspense-items-created.js";
 import { operationsInFlightMigration } from "./0006-operations-in-flight.js";
 import { dropOperationsInFlightMigration } from "./0007-drop-operations-in-flight.js";
+import { processingPayoutsMigration } from "./0008-processing-payouts.js";
 
 /**
  * Every migration, held in code rather than scanned from a folder, so the compiled package runs
@@ -23,6 +24,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     "0005-suspense-items-created": suspenseItemsCreatedMigration,
     "0006-operations-in-flight": operationsInFlightMigration,
     "0007-drop-operations-in-flight": dropOperationsInFlightMigration,
+    "0008-processing-payouts": processingPayoutsMigration,
   };
 }
 

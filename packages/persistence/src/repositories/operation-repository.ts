@@ -287,6 +287,20 @@ export function sqlOperationRepository(ctx: SqlContext): OperationRepository {
       return rows.map(seen);
     },
 
+    async listProcessingPayouts(limit, afterUid) {
+      // The literal predicate of the partial index operations_processing_payouts (0008).
+      let query = trx
+        .selectFrom("operations")
+        .selectAll()
+        .where(sql<boolean>`type = 'payout_b2c' and state = 'processing'`);
+      if (afterUid !== undefined) query = query.where("uid", ">", afterUid);
+      const rows = await query
+        .orderBy("uid")
+        .limit(Math.max(0, Math.trunc(limit)))
+        .execute();
+      return rows.map(seen);
+    },
+
     async findByClientReference(tenantId, type, clientReference) {
       const row = await findByClientReference.first(ctx, { tenantId, type, clientReference });
       return row ? seen(row) : null;

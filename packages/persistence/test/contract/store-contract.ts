@@ -1263,6 +1263,42 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await run((tx) => tx.operations.listExpiredTopups(t(500), 10))).toEqual([]);
       });
 
+      it("lists the payouts still processing across tenants by uid, a page after a uid at a time", async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const mine = [
+          operationFixture(a.id, { type: "payout_b2c", state: "processing" }),
+          operationFixture(b.id, { type: "payout_b2c", state: "processing" }),
+          operationFixture(a.id, { type: "payout_b2c", state: "processing" }),
+        ];
+        const others = [
+          operationFixture(a.id, { type: "payout_b2c", state: "completed" }),
+          operationFixture(b.id, { type: "payout_b2c", state: "failed" }),
+          operationFixture(a.id, { type: "topup_c2b", state: "processing" }),
+        ];
+        await run(async (tx) => {
+          for (const op of [...mine, ...others]) await tx.operations.insert(op);
+        });
+        // Every processing payout of the store, in pages of two.
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await run((tx) => tx.operations.listProcessingPayouts(2, after));
+          expect(page.length).toBeLessThanOrEqual(2);
+          for (const op of page) expect([op.type, op.state]).toEqual(["payout_b2c", "processing"]);
+          seen.push(...page.map((op) => op.uid));
+          if (page.length < 2) break;
+          after = page.at(-1)?.uid;
+        }
+        expect(seen).toEqual([...seen].sort());
+        expect(new Set(seen).size).toBe(seen.length);
+        expect(seen).toEqual(expect.arrayContaining(mine.map((op) => op.uid)));
+        for (const op of others) expect(seen).not.toContain(op.uid);
+        const first = mine.map((op) => op.uid).sort()[0] as string;
+        expect(
+          (await run((tx) => tx.operations.listProcessingPayouts(100, first))).map((op) => op.uid),
+        ).not.toContain(first);
+      });
+
       it("names the rails top-up intents still wait on for their payment, each once, across tenants", async () => {
         const [a, b] = [await newTenant(), await newTenant()];
         const rail = (name: string) => unique(`rail_${name}`);

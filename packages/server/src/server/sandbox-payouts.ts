@@ -24,9 +24,9 @@ export const autoOutcomeRules = (config: WalletConfig): AutoOutcomeRule[] =>
   );
 
 export interface SandboxPayoutLimits {
-  /** Processing payouts read per page of one tenant. */
+  /** Processing payouts read per page. */
   pageSize: number;
-  /** Pages read per tenant per run (payouts already uncertain are skipped, so they take room). */
+  /** Pages read per run (payouts not yet due or already uncertain are skipped, so they take room). */
   pagesMax: number;
   /** Outcomes applied per run; the next run takes the rest. */
   outcomesMax: number;
@@ -48,9 +48,9 @@ export const defaultSandboxPayoutLimits: SandboxPayoutLimits = {
  * process or the operator) is answered without posting; a Conflict (a contradicting result, or a
  * concurrent change) skips it.
  *
- * No port lists payouts by provider state, so candidates come from `operations.list` per tenant
- * (type payout_b2c, state processing, oldest first) and are filtered here: fine for a sandbox,
- * and bounded by `limits`.
+ * Candidates are the payouts still processing, across tenants, oldest first
+ * (`operations.listProcessingPayouts`, an index of the payouts in flight only: the history does
+ * not slow it), filtered here by rail, provider state and delay; bounded by `limits`.
  */
 export async function applySandboxPayoutOutcomes(
   uow: UnitOfWork,
@@ -72,16 +72,12 @@ export async function applySandboxPayoutOutcomes(
 
   const due = await uow.run(async (tx) => {
     const found: Operation[] = [];
-    for (const tenant of await tx.tenants.list()) {
-      for (let page = 1; page <= limits.pagesMax && found.length < limits.outcomesMax; page++) {
-        const { data } = await tx.operations.list(
-          { tenantId: tenant.id, type: "payout_b2c", state: "processing" },
-          { page, limit: limits.pageSize, sort: [{ field: "createdAt", direction: "ASC" }] },
-        );
-        found.push(...data.filter(isDue).slice(0, limits.outcomesMax - found.length));
-        if (data.length < limits.pageSize) break;
-      }
-      if (found.length >= limits.outcomesMax) break;
+    let after: string | undefined;
+    for (let page = 1; page <= limits.pagesMax && found.length < limits.outcomesMax; page++) {
+      const data = await tx.operations.listProcessingPayouts(limits.pageSize, after);
+      found.push(...data.filter(isDue).slice(0, limits.outcomesMax - found.length));
+      if (data.length < limits.pageSize) break;
+      after = data.at(-1)?.uid;
     }
     return found;
   });
