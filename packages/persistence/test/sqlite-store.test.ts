@@ -241,6 +241,24 @@ describe("SQLite store", () => {
     expect(fresh).toBe(BigInt(REPLAY_PURGE_EVERY));
   });
 
+  it("works off a burst's expired signatures under steady traffic, rather than keeping its size", async () => {
+    // 5,000 signatures at once, then one a second for 2,000 s from when the burst has expired.
+    await store.uow.run(async (tx) => {
+      for (let i = 0; i < 5_000; i++) await tx.replayGuard.remember(`burst-${i}`, at(i), at(600_000 + i));
+    });
+    await store.uow.run(async (tx) => {
+      for (let i = 0; i < 2_000; i++) {
+        const now = 700_000 + i * 1_000;
+        await tx.replayGuard.remember(`steady-${i}`, at(now), at(now + 600_000));
+      }
+    });
+    const raw = rawConnection();
+    const rows = Number(raw.prepare("select count(*) from replay_guard").pluck().get());
+    raw.close();
+    // Live: the last 600 s of the steady signatures; expired ones wait at most a purge or two.
+    expect(rows).toBeLessThanOrEqual(600 + 2 * REPLAY_PURGE_EVERY);
+  });
+
   /** The query plan of every select `work` runs through the operation repository. */
   const selectPlans = async (work: (repo: ReturnType<typeof sqlOperationRepository>) => Promise<unknown>) => {
     const raw = new BetterSqlite3(file);

@@ -2,8 +2,8 @@ import type { AssertionRepository } from "@wallet/ledger-core";
 import { sql } from "kysely";
 import type { SqlContext } from "./sql-context.js";
 
-/** Uses whose assertion expired are purged on every Nth record, at most this many at a time. */
-export const ASSERTION_PURGE_EVERY = 1000;
+/** Uses whose assertion expired are purged on every Nth record, at most this many at a time (ten a record against the one added: a backlog shrinks). */
+export const ASSERTION_PURGE_EVERY = 100;
 export const ASSERTION_PURGE_MAX_ROWS = 1000;
 
 export function sqlAssertionRepository({ trx, housekeeping, dialect }: SqlContext): AssertionRepository {

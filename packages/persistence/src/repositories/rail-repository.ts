@@ -11,8 +11,8 @@ import type { FeeQuotesTable, RailPaymentsTable, SuspenseItemsTable } from "../s
 import { fromJson, fromJsonOrNull, toJson, toJsonOrNull } from "../shared/json-column.js";
 import { affected, explainLostUpdate, type SqlContext, versionTerms } from "./sql-context.js";
 
-/** Quotes expired for longer than this are purged on every Nth insert, at most N rows at a time. */
-export const QUOTE_PURGE_EVERY = 1000;
+/** Quotes expired for longer than this are purged on every Nth insert, at most N rows at a time (ten an insert against the one added: a backlog shrinks). */
+export const QUOTE_PURGE_EVERY = 100;
 export const QUOTE_PURGE_MAX_ROWS = 1000;
 export const QUOTE_RETENTION_MS = 24 * 3600 * 1000;
 

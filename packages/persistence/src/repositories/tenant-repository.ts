@@ -157,8 +157,11 @@ export function sqlTenantRepository(ctx: SqlContext): TenantRepository {
   };
 }
 
-/** Expired rows purged on every Nth call, at most this many at a time, so no call is slow. */
-export const REPLAY_PURGE_EVERY = 1000;
+/**
+ * Expired rows purged on every Nth call, at most this many at a time, so no call is slow: up to ten
+ * rows a call against the one it adds, so a burst's expired rows are worked off, not kept.
+ */
+export const REPLAY_PURGE_EVERY = 100;
 export const REPLAY_PURGE_MAX_ROWS = 1000;
 
 // One statement decides: a new signature is inserted, an expired one is replaced, a live one is
