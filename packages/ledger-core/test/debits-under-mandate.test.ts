@@ -18,6 +18,7 @@ import {
   revokeMandate,
   setMandateStatus,
 } from "../src/index.js";
+import { catalog } from "./support/core.js";
 import type { MandateWorld } from "./support/mandate-fixtures.js";
 import { createMandateWorld, refusal } from "./support/mandate-fixtures.js";
 
@@ -298,6 +299,23 @@ describe("POST /mandates/{uid}/debits", () => {
       const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
       expect(rejected.reason.code).toBe("MandateFrequencyExceeded");
     });
+  });
+
+  it("counts the month's outbound debits of earlier days toward the level's monthly limit, and not the month before's", async () => {
+    w.core.deps.catalog = {
+      ...catalog,
+      kycLevels: catalog.kycLevels.map((l) =>
+        l.code === "tier_1" ? { ...l, monthlyOutLimitMinor: 300_000 } : l,
+      ),
+    };
+    const month = (amountMinor: number) => debit(mandate.uid, input({ amountMinor }));
+    expect((await month(200_000)).state).toBe("completed");
+    at("2026-11-23T10:00:00.000Z");
+    // 200 000 out on the 22nd + 200 000 now > 300 000 for November.
+    expect((await refusal(month(200_000))).code).toBe("LimitExceeded");
+    expect((await month(100_000)).state).toBe("completed");
+    at("2026-12-01T00:00:00.000Z");
+    expect((await month(250_000)).state).toBe("completed");
   });
 
   describe("a wallet that cannot fund the debit", () => {

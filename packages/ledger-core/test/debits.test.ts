@@ -13,6 +13,7 @@ import type {
 import {
   createMandate,
   createUlidGenerator,
+  debitUnderMandate,
   debitWallet,
   expireDueMandates,
   getOperationDetail,
@@ -257,6 +258,72 @@ describe("POST /wallet-debits", () => {
       ),
     );
     expect(e.code).toBe("AuthorizationInsufficient");
+  });
+
+  describe("the mandate's guards", () => {
+    it("refuses (422) a debit of another wallet of the customer under the mandate of the first", async () => {
+      // A customer may hold several wallets; a consent given for one does not debit another.
+      const main = (await w.core.run((tx) => tx.wallets.get("acme", w.alice.walletUid)))!;
+      const savingsUid = "wal_savings_of_alice";
+      await w.core.run((tx) => tx.wallets.insert({ ...main, uid: savingsUid, purpose: "savings" }));
+      await w.fund(savingsUid, 500_000);
+      const e = await refusal(
+        debit(request({ walletUid: savingsUid, amountMinor: 50_000, clientReference: "other" })),
+      );
+      expect([e.code, e.details?.[0]?.field]).toEqual(["UnprocessableEntity", "mandateUid"]);
+    });
+
+    it("refuses a revoked mandate before it looks at the currency", async () => {
+      await w.core.run(async (tx) => {
+        const m = (await tx.mandates.get("acme", mandate.uid))!;
+        await tx.mandates.update({ ...m, status: "revoked" });
+      });
+      const e = await refusal(debit(request({ currency: "USD", clientReference: "revoked-usd" })));
+      expect(e.code).toBe("UnprocessableEntity");
+    });
+
+    it("refuses a one_time mandate's standing debit in a later month after a debit with an assertion", async () => {
+      // Its period is all time: a debit through POST /wallet-debits does not complete the mandate.
+      const once = await newMandate(w.alice, { frequency: "one_time", clientReference: "once" });
+      const first = await debit(
+        request({ mandateUid: once.uid, amountMinor: 50_000, clientReference: "once-1" }),
+      );
+      expect(first.state).toBe("completed");
+      w.clock.set("2026-12-02T10:00:00.000Z");
+      const e = await refusal(
+        w.core.run((tx) =>
+          debitUnderMandate(w.core.deps, w.core.ctxFor(w.acme), tx, once.uid, {
+            walletUid: w.alice.walletUid,
+            amountMinor: 50_000,
+            currency: "KES",
+            clientReference: "once-2",
+          }),
+        ),
+      );
+      expect(e.code).toBe("MandateFrequencyExceeded");
+    });
+  });
+
+  it("fails with its posting: an embedder's debit is not answered before its journal is written", async () => {
+    const e = await refusal(
+      w.core.store.uow.run((tx) =>
+        debitWallet(
+          w.core.deps,
+          w.core.ctxFor(w.acme),
+          {
+            ...tx,
+            ledger: {
+              ...tx.ledger,
+              post: async () => {
+                throw new Error("store down");
+              },
+            },
+          },
+          request({ clientReference: "post-fails" }),
+        ),
+      ),
+    );
+    expect((e as Error).message).toBe("store down");
   });
 
   describe("refusals create nothing", () => {

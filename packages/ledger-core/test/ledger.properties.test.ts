@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Tenant } from "../src/index.js";
 import {
   creditWallet,
+  entriesOf,
   fundPrefund,
   isDomainError,
   mustStayNonNegative,
@@ -123,5 +124,13 @@ describe("ledger invariants (property)", () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("journal entries", () => {
+  it("refuses a transfer from an account to itself: two lines that move nothing", () => {
+    expect(() =>
+      entriesOf([{ from: "wallet:w1", to: "wallet:w1", amountMinor: 5, label: "amount" }]),
+    ).toThrow();
   });
 });

@@ -120,6 +120,20 @@ describe("KYC limits (property)", () => {
     ).toBe("maxBalance");
   });
 
+  it("needs no second factor at exactly the threshold, and does one unit above", () => {
+    const level: KycLevel = {
+      code: "l",
+      name: "L",
+      currency: "KES",
+      maxBalanceMinor: 10_000_000,
+      maxSingleTxnMinor: null,
+      aggregateDailyLimitMinor: 15_000_000,
+      monthlyOutLimitMinor: null,
+      twoFactorThresholdMinor: 100_000,
+    };
+    expect([needsTwoFactor(level, 100_000), needsTwoFactor(level, 100_001)]).toEqual([false, true]);
+  });
+
   it("needs two factors strictly above the threshold", () => {
     fc.assert(
       fc.property(levelArb, fc.integer({ min: 1, max: 1e12 }), (l, amount) => {

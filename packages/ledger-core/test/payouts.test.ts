@@ -23,11 +23,13 @@ import {
   getReceipt,
   getTrialBalance,
   getWalletBalance,
+  inLockOrder,
   onboardCustomer,
   recordPayoutSubmission,
   reportPayoutResult,
   reverseOperation,
 } from "../src/index.js";
+import { createFixedClock } from "../src/memory/index.js";
 import { createCore, onboardingInput, railsCatalog, refusal, tenantFixture } from "./support/core.js";
 
 const sha = (s: string) => createHash("sha256").update(Buffer.from(s, "utf8")).digest("hex");
@@ -439,6 +441,28 @@ describe("payouts", () => {
       const op = await payout(request({ feeQuoteId: "quo_unknown" }));
       expect(usedQuote(op.uid)).toBeNull();
     });
+
+    // A quote whose totals still match but whose lines differ (here the non-refundable levy marked
+    // refundable) must not be used: its lines would decide what a failed payout gives back, and the
+    // levy would be refunded out of fee income.
+    it("ignores a quote whose totals match but whose lines differ; a failure keeps the levy", async () => {
+      const fresh = chargesFor(core.deps.catalog, "payout_b2c", "KES", RAIL, AMOUNT).breakdown;
+      const quoteId = await storeQuote({ breakdown: fresh.map((l) => ({ ...l, refundable: true })) });
+      const op = await payout(request({ feeQuoteId: quoteId }));
+      expect(usedQuote(op.uid)).toBeNull();
+      await report(op.uid, "failed");
+      // 2 500 fee + 400 VAT come back; the 750 levy is kept.
+      expect((await balance()).availableMinor).toBe(FUNDED - 750);
+      expect(account("fees:acme")).toBe(750);
+    });
+
+    // A quote is valid until its validUntil, not at it.
+    it("does not use a quote at the very instant of its validUntil", async () => {
+      core.deps.clock = createFixedClock("2026-11-22T10:00:01.000Z");
+      const quoteId = await storeQuote({ validUntil: "2026-11-22T10:00:01.000Z" });
+      const op = await payout(request({ feeQuoteId: quoteId }));
+      expect(usedQuote(op.uid)).toBeNull();
+    });
   });
 
   describe("phase 2: results", () => {
@@ -644,6 +668,69 @@ describe("payouts", () => {
 
   describe("operator reversal (completed -> reversed, with a reversing journal)", () => {
     const reverse = (uid: string) => core.run((tx) => reverseOperation(core.deps, tx, uid));
+
+    // The reversal's range check: a wallet brought to exactly 2^53 - 1 is within range.
+    it("reverses a payout that brings the wallet to exactly 2^53 - 1", async () => {
+      const first = await payout(request({ clientReference: "max-1" }));
+      await report(first.uid, "confirmed");
+      const target = Number.MAX_SAFE_INTEGER - (AMOUNT + FEE + TAX);
+      const topUp = target - (await balance()).currentMinor;
+      await core.run((tx) =>
+        tx.ledger.post({
+          uid: "jrn_stage",
+          tenantId: "acme",
+          operationUid: "op_stage",
+          currency: "KES",
+          kind: "stage",
+          createdAt: "2026-11-22T10:00:00.000Z",
+          entries: entriesOf([
+            { from: `rail:${RAIL}:clearing`, to: `wallet:${walletUid}`, amountMinor: topUp, label: "stage" },
+          ]),
+        }),
+      );
+      const reversed = await core.run((tx) => reverseOperation(core.deps, tx, first.uid));
+      expect(reversed.state).toBe("reversed");
+      expect((await balance()).currentMinor).toBe(Number.MAX_SAFE_INTEGER);
+    });
+
+    // The shared accounts are locked in the one lock order, not the journal's: a reversed payout's
+    // come as fees, tax, rail clearing, a top-up's as rail clearing, fees, tax, and two such
+    // transactions on Postgres would wait for each other (a deadlock).
+    it("locks the shared accounts of a posting in the one lock order, the posted (last) one last", async () => {
+      const first = await payout(request({ clientReference: "order-1" }));
+      await report(first.uid, "confirmed");
+      const locks: string[][] = [];
+      let posted: string[] = [];
+      await core.store.uow.run((tx) =>
+        reverseOperation(
+          core.deps,
+          {
+            ...tx,
+            ledger: {
+              ...tx.ledger,
+              lockAccounts: (currency, keys) => {
+                locks.push([...keys]);
+                return tx.ledger.lockAccounts(currency, keys);
+              },
+              post: (j) => {
+                posted = j.entries.map((e) => e.accountKey);
+                return tx.ledger.post(j);
+              },
+            },
+          },
+          first.uid,
+        ),
+      );
+      const shared = locks.at(-1)!;
+      expect(shared).toEqual(inLockOrder("KES", shared));
+      const last = inLockOrder(
+        "KES",
+        posted.filter((k) => !k.startsWith("wallet:")),
+      ).at(-1)!;
+      expect(shared).not.toContain(last);
+      expect(inLockOrder("KES", [...shared, last]).at(-1)).toBe(last);
+    });
+
     const journalsOf = (uid: string) => core.store.state.journals.filter((j) => j.operationUid === uid);
     const credit = (amountMinor: number, clientReference: string) =>
       core.run((tx) =>

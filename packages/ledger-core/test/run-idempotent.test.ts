@@ -250,3 +250,25 @@ describe("runIdempotent: a key outside the API's rule", () => {
     expect([runs, core.store.state.idempotency.size]).toEqual([0, 0]);
   });
 });
+
+describe("runIdempotent: the claim's lock", () => {
+  // Shorter, and a request still running would have its key taken over by a retry, which then
+  // runs the write a second time.
+  it("holds a claim for IDEMPOTENCY_LOCK_SECONDS (60 s) from its creation", async () => {
+    expect(IDEMPOTENCY_LOCK_SECONDS).toBe(60);
+    const core = createCore();
+    await core.run((tx) => tx.tenants.upsert(tenantFixture("t0")));
+    let held: { createdAt: string; lockedUntil: string } | undefined;
+    await runIdempotent(
+      core.store.uow,
+      core.deps.clock,
+      { tenantId: "t0", key: "k-lock", requestHash: "h" },
+      async () => {
+        held = { ...core.store.state.idempotency.get("t0/k-lock")! };
+        return { status: 200, body: "{}" };
+      },
+      () => null,
+    );
+    expect(Date.parse(held!.lockedUntil) - Date.parse(held!.createdAt)).toBe(60_000);
+  });
+});

@@ -13,7 +13,9 @@ import {
   isValidIntentReference,
   luhnCheckDigit,
   onboardCustomer,
+  receiveRailPayment,
 } from "../src/index.js";
+import { createFixedClock } from "../src/memory/index.js";
 import {
   createCore,
   nodeHasher,
@@ -290,6 +292,33 @@ describe("top-up intents", () => {
     expect(first.intentReference).toBe(
       intentReferenceFromHex(nodeHasher.sha256Hex(`intent-reference:${keyed}`)),
     );
+  });
+
+  describe("at exactly expiresAt", () => {
+    // The expiry job lists intents with expiresAt <= asOf; its check under the lock must agree.
+    it("the expiry job expires the intent", async () => {
+      const op = await intent(input({ clientReference: "exp-1" }));
+      expect(await core.run((tx) => expireTopups(core.deps, tx, op.expiresAt!, 100))).toBe(1);
+      expect(core.store.state.operations.get(op.uid)!.state).toBe("failed");
+    });
+
+    // ...and a payment arriving at that instant finds it expired, whichever runs first.
+    it("a payment goes to suspense as expired", async () => {
+      const op = await intent(input({ clientReference: "exp-2" }));
+      core.deps.clock = createFixedClock(op.expiresAt!);
+      const result = await core.run((tx) =>
+        receiveRailPayment(core.deps, tx, {
+          railCode: "sandbox_mobile",
+          reference: op.intentReference!,
+          amountMinor: 25_000,
+          currency: "KES",
+          providerReference: "prov-at-expiry",
+        }),
+      );
+      expect(result.matched).toBe(false);
+      const item = [...core.store.state.suspense.values()].find((i) => i.uid === result.suspenseUid);
+      expect(item?.reason).toBe("expired");
+    });
   });
 
   describe("reference collisions", () => {
