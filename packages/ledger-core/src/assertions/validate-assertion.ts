@@ -1,5 +1,6 @@
 import type { CoreDeps, RequestContext } from "../app/context.js";
 import { isRetired } from "../customers/model.js";
+import { needsTwoFactor } from "../kyc/limits.js";
 import { refuse } from "../shared/errors.js";
 import { iso, storedInstant } from "../shared/time.js";
 import type { Tx } from "../store/unit-of-work.js";
@@ -32,7 +33,7 @@ export interface AssertionCheck {
 
 /** The amount `check` compares with the two-factor threshold is above it. */
 const aboveThreshold = (check: Pick<AssertionCheck, "amountMinor" | "twoFactorThresholdMinor">) =>
-  check.amountMinor !== null && check.amountMinor > check.twoFactorThresholdMinor;
+  check.amountMinor !== null && needsTwoFactor(check, check.amountMinor);
 
 /** 422 AuthorizationInsufficient for a single-factor assertion above the two-factor threshold. */
 export function assertAssurance(

@@ -63,5 +63,7 @@ export function assertWithinLimits(c: LimitCheck): void {
 }
 
 /** Whether an amount needs two-factor assurance and a transaction binding. */
-export const needsTwoFactor = (level: KycLevel, amountMinor: number): boolean =>
-  amountMinor > level.twoFactorThresholdMinor;
+export const needsTwoFactor = (
+  level: Pick<KycLevel, "twoFactorThresholdMinor">,
+  amountMinor: number,
+): boolean => amountMinor > level.twoFactorThresholdMinor;
