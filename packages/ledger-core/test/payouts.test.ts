@@ -668,14 +668,9 @@ describe("payouts", () => {
 
   describe("operator reversal (completed -> reversed, with a reversing journal)", () => {
     const reverse = (uid: string) => core.run((tx) => reverseOperation(core.deps, tx, uid));
-
-    // The reversal's range check: a wallet brought to exactly 2^53 - 1 is within range.
-    it("reverses a payout that brings the wallet to exactly 2^53 - 1", async () => {
-      const first = await payout(request({ clientReference: "max-1" }));
-      await report(first.uid, "confirmed");
-      const target = Number.MAX_SAFE_INTEGER - (AMOUNT + FEE + TAX);
-      const topUp = target - (await balance()).currentMinor;
-      await core.run((tx) =>
+    /** Tops the wallet up from the rail's clearing account, as top-ups would, to stage a balance. */
+    const stageFromClearing = (amountMinor: number) =>
+      core.run((tx) =>
         tx.ledger.post({
           uid: "jrn_stage",
           tenantId: "acme",
@@ -684,10 +679,18 @@ describe("payouts", () => {
           kind: "stage",
           createdAt: "2026-11-22T10:00:00.000Z",
           entries: entriesOf([
-            { from: `rail:${RAIL}:clearing`, to: `wallet:${walletUid}`, amountMinor: topUp, label: "stage" },
+            { from: `rail:${RAIL}:clearing`, to: `wallet:${walletUid}`, amountMinor, label: "stage" },
           ]),
         }),
       );
+
+    // The reversal's range check: a wallet brought to exactly 2^53 - 1 is within range.
+    it("reverses a payout that brings the wallet to exactly 2^53 - 1", async () => {
+      const first = await payout(request({ clientReference: "max-1" }));
+      await report(first.uid, "confirmed");
+      const target = Number.MAX_SAFE_INTEGER - (AMOUNT + FEE + TAX);
+      const topUp = target - (await balance()).currentMinor;
+      await stageFromClearing(topUp);
       const reversed = await core.run((tx) => reverseOperation(core.deps, tx, first.uid));
       expect(reversed.state).toBe("reversed");
       expect((await balance()).currentMinor).toBe(Number.MAX_SAFE_INTEGER);
@@ -812,19 +815,7 @@ describe("payouts", () => {
       await payout(request({ clientReference: "max-2" })); // in flight: AMOUNT held
       // Top the wallet up from the rail's clearing (as top-ups would) so available + held = 2^53 - 1.
       const topUp = Number.MAX_SAFE_INTEGER - AMOUNT - (await balance()).availableMinor;
-      await core.run((tx) =>
-        tx.ledger.post({
-          uid: "jrn_stage",
-          tenantId: "acme",
-          operationUid: "op_stage",
-          currency: "KES",
-          kind: "stage",
-          createdAt: "2026-11-22T10:00:00.000Z",
-          entries: entriesOf([
-            { from: `rail:${RAIL}:clearing`, to: `wallet:${walletUid}`, amountMinor: topUp, label: "stage" },
-          ]),
-        }),
-      );
+      await stageFromClearing(topUp);
       expect((await balance()).currentMinor).toBe(Number.MAX_SAFE_INTEGER);
       const e = await refusal(reverse(first.uid));
       expect([e.code, e.message]).toEqual([

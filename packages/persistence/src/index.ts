@@ -17,5 +17,6 @@ export {
   createFreshPostgresDatabase,
   type FreshPostgresDatabase,
   postgresTestUrl,
+  postgresUrlFor,
   requirePostgres,
 } from "./testing.js";

@@ -12,6 +12,20 @@ export function requirePostgres(): boolean {
   return process.env.WALLET_TEST_REQUIRE_POSTGRES === "1";
 }
 
+/**
+ * `postgresTestUrl()` for a suite that needs Postgres: null (the suite skips, and says so once)
+ * when the URL is unset, and a failure instead when `WALLET_TEST_REQUIRE_POSTGRES=1`.
+ */
+export function postgresUrlFor(suite: string): string | null {
+  const url = postgresTestUrl();
+  if (url === null) {
+    if (requirePostgres())
+      throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
+    console.info(`${suite} (postgres): WALLET_TEST_POSTGRES_URL is not set; skipped`);
+  }
+  return url;
+}
+
 export interface FreshPostgresDatabase {
   /** Connection URL of the new, empty database. */
   url: string;

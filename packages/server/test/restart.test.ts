@@ -3,19 +3,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signRequest } from "@wallet/client";
-import { createFreshPostgresDatabase, postgresTestUrl, requirePostgres } from "@wallet/persistence";
+import { createFreshPostgresDatabase, postgresUrlFor } from "@wallet/persistence";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/index.js";
 import { piiKeyRing } from "../src/crypto/index.js";
 import { startServer } from "../src/server/start-server.js";
 import { designExample, testPrivateKeyPem } from "./fixtures.js";
 
-const pgUrl = postgresTestUrl();
-if (pgUrl === null) {
-  if (requirePostgres())
-    throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
-  console.log("restart.test: WALLET_TEST_POSTGRES_URL not set; the Postgres case is skipped");
-}
+const pgUrl = postgresUrlFor("restart test");
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {

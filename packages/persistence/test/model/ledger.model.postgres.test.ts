@@ -1,18 +1,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { modelTimeoutMs, runLedgerModel } from "../../../ledger-core/test/model/run-ledger-model.js";
-import { postgresTestUrl, requirePostgres } from "../../src/index.js";
+import { postgresUrlFor } from "../../src/index.js";
 import { postgresHarnessFactory } from "./sql-harness.js";
 
 /**
  * The ledger model on Postgres: fewer runs than memory and SQLite (each command costs a few
  * round trips and commits), same commands, same oracle, same invariants.
  */
-const pgUrl = postgresTestUrl();
-if (pgUrl === null) {
-  if (requirePostgres())
-    throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
-  console.info("ledger model (postgres): WALLET_TEST_POSTGRES_URL is not set; skipped");
-}
+const pgUrl = postgresUrlFor("ledger model");
 
 const disposals: (() => Promise<void>)[] = [];
 afterAll(async () => {

@@ -7,23 +7,9 @@ import {
   createFreshPostgresDatabase,
   createPostgresStore,
   type PostgresStoreOptions,
-  postgresTestUrl,
-  requirePostgres,
 } from "../../src/index.js";
 
-/**
- * The Postgres URL a Postgres-only model test runs on, or null: then the suite is skipped with a
- * notice naming it, unless WALLET_TEST_REQUIRE_POSTGRES=1 (CI), where a missing URL fails it.
- */
-export function postgresUrlFor(suite: string): string | null {
-  const url = postgresTestUrl();
-  if (url === null) {
-    if (requirePostgres())
-      throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
-    console.info(`${suite} (postgres): WALLET_TEST_POSTGRES_URL is not set; skipped`);
-  }
-  return url;
-}
+export { postgresUrlFor } from "../../src/testing.js";
 
 export interface PostgresReal {
   real: Real;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFreshPostgresDatabase, postgresTestUrl, requirePostgres } from "@wallet/persistence";
+import { createFreshPostgresDatabase, postgresUrlFor } from "@wallet/persistence";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLedger, expectConservation, expectLedgerMatchesOperations } from "./support/ledger-audit.js";
 import {
@@ -37,12 +37,7 @@ import {
  * different processes. Afterwards the database must hold exactly the acknowledged operations,
  * once each, and every cent funded.
  */
-const pgUrl = postgresTestUrl();
-if (pgUrl === null) {
-  if (requirePostgres())
-    throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
-  console.info("bank test: WALLET_TEST_POSTGRES_URL is not set; skipped (it needs Postgres)");
-}
+const pgUrl = postgresUrlFor("bank test");
 
 const LOAD_MS = 12_000;
 const WORKERS = 12;

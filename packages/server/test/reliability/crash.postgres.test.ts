@@ -1,15 +1,10 @@
-import { createFreshPostgresDatabase, postgresTestUrl, requirePostgres } from "@wallet/persistence";
+import { createFreshPostgresDatabase, postgresUrlFor } from "@wallet/persistence";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { runCrashScenario } from "./support/crash-scenario.js";
 import { ensureServerBuilt, killStartedServers } from "./support/server-process.js";
 
 /** kill -9 during a write load on Postgres, restart on the same database: see crash-scenario.ts. */
-const pgUrl = postgresTestUrl();
-if (pgUrl === null) {
-  if (requirePostgres())
-    throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
-  console.info("crash test (postgres): WALLET_TEST_POSTGRES_URL is not set; skipped");
-}
+const pgUrl = postgresUrlFor("crash test");
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {

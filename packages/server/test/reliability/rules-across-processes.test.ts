@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFreshPostgresDatabase, postgresTestUrl, requirePostgres } from "@wallet/persistence";
+import { createFreshPostgresDatabase, postgresUrlFor } from "@wallet/persistence";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLedger, expectConservation, expectLedgerMatchesOperations } from "./support/ledger-audit.js";
 import {
@@ -35,12 +35,7 @@ import {
  * written by a different process for every request; a lock or a sum read outside its lock shows
  * as one request too many.
  */
-const pgUrl = postgresTestUrl();
-if (pgUrl === null) {
-  if (requirePostgres())
-    throw new Error("WALLET_TEST_REQUIRE_POSTGRES=1 but WALLET_TEST_POSTGRES_URL is not set");
-  console.info("rules across processes: WALLET_TEST_POSTGRES_URL is not set; skipped (it needs Postgres)");
-}
+const pgUrl = postgresUrlFor("rules across processes");
 
 const PROCESSES = 3;
 const LIMITED = "tier_limited";
