@@ -34,6 +34,38 @@ describe("GET /openapi.json: OpenAPI 3.1 generated from the validating schemas",
     expect((await h.call(noScopes, "GET", `${TENANT}/openapi.json?v=2`)).status).toBe(200);
   });
 
+  it("publishes every instant of an answer as format date-time", () => {
+    const instants: string[] = [];
+    const walk = (schema: unknown, path: string) => {
+      if (typeof schema !== "object" || schema === null) return;
+      const node = schema as Record<string, unknown>;
+      for (const [key, value] of Object.entries((node.properties ?? {}) as Record<string, unknown>)) {
+        if (/(At|^validFrom|^validTo|^validUntil|^timestamp)$/.test(key)) {
+          const options = ((value as { anyOf?: unknown[] }).anyOf ?? [value]) as {
+            type?: string;
+            format?: string;
+          }[];
+          const text = options.find((o) => o.type === "string");
+          expect(text?.format, `${path}.${key}`).toBe("date-time");
+          instants.push(`${path}.${key}`);
+        }
+        walk(value, `${path}.${key}`);
+      }
+      if (node.items) walk(node.items, `${path}[]`);
+      for (const option of (node.anyOf ?? []) as unknown[]) walk(option, path);
+    };
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const ok = Object.entries(operation.responses as Record<string, { content?: unknown }>).find(([s]) =>
+          s.startsWith("2"),
+        );
+        const content = ok?.[1].content as { "application/json"?: { schema?: unknown } } | undefined;
+        walk(content?.["application/json"]?.schema, `${method} ${path}`);
+      }
+    }
+    expect(instants.length).toBeGreaterThan(20);
+  });
+
   it("declares what any route may answer before its handler: 408 and 431 everywhere, 413 on every signed route", () => {
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {

@@ -1,5 +1,6 @@
 import { agreementStatuses, agreementTypes } from "@wallet/ledger-core";
 import * as v from "valibot";
+import { instantViewSchema } from "../validation/common-schemas.js";
 
 /** Spec, Agreement (response): the evidence is never returned; `evidenceHash` stands in. */
 export const agreementViewSchema = v.object({
@@ -10,7 +11,7 @@ export const agreementViewSchema = v.object({
   documentUri: v.string(),
   documentHash: v.string(),
   status: v.picklist(agreementStatuses),
-  acceptedAt: v.string(),
+  acceptedAt: instantViewSchema,
   acceptedChannel: v.string(),
   evidenceHash: v.pipe(v.string(), v.description("SHA-256 hex of the canonical (RFC 8785) evidence JSON.")),
 });

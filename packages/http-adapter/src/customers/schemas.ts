@@ -14,6 +14,7 @@ import {
   clientReferenceSchema,
   countryCodeSchema,
   freeFormObjectSchema,
+  instantViewSchema,
   isoDateSchema,
   isoTimestampSchema,
   sha256HexSchema,
@@ -113,7 +114,7 @@ export const customerViewSchema = v.object({
   rulesProfileKey: v.string(),
   identifiers: v.array(identifierSummarySchema),
   clientReference: v.nullable(v.string()),
-  createdAt: v.string(),
+  createdAt: instantViewSchema,
 });
 
 const minor = v.pipe(v.number(), v.safeInteger());
@@ -129,7 +130,7 @@ export const customerSummaryViewSchema = v.object({
       tierCode: v.string(),
       tierName: v.string(),
       riskRating: v.nullable(v.picklist(riskRatings)),
-      approvedAt: v.nullable(v.string()),
+      approvedAt: v.nullable(instantViewSchema),
       limits: v.object({
         currency: v.string(),
         maxBalanceMinor: minor,
@@ -172,10 +173,10 @@ export const customerSummaryViewSchema = v.object({
     v.object({
       agreementType: v.picklist(agreementTypes),
       documentVersion: v.string(),
-      acceptedAt: v.string(),
+      acceptedAt: instantViewSchema,
     }),
   ),
   mandatesCount: minor,
   clientReference: v.nullable(v.string()),
-  createdAt: v.string(),
+  createdAt: instantViewSchema,
 });

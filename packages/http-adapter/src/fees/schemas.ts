@@ -3,6 +3,7 @@ import * as v from "valibot";
 import {
   amountMinorSchema,
   currencySchema,
+  instantViewSchema,
   railCodeSchema,
   uidSchema,
 } from "../validation/common-schemas.js";
@@ -44,7 +45,7 @@ export const feeQuoteViewSchema = v.object({
   ruleVersion: v.nullable(v.object({ uid: v.string(), ruleCode: v.string(), versionNo: minor })),
   railCode: v.nullable(v.string()),
   validUntil: v.pipe(
-    v.string(),
+    instantViewSchema,
     v.description("Five minutes after the quote; a payout may cite it until then."),
   ),
 });

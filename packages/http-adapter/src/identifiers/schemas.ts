@@ -1,7 +1,7 @@
 import { verificationStatuses } from "@wallet/ledger-core";
 import * as v from "valibot";
 import { identifierInputEntries, identifierSummarySchema } from "../customers/schemas.js";
-import { isoTimestampSchema, uidSchema } from "../validation/common-schemas.js";
+import { instantViewSchema, isoTimestampSchema, uidSchema } from "../validation/common-schemas.js";
 
 export const identifierParamsSchema = v.strictObject({ uid: uidSchema, iid: uidSchema });
 
@@ -29,9 +29,9 @@ export const updateIdentifierBodySchema = v.strictObject({
 export const identifierViewSchema = v.object({
   ...identifierSummarySchema.entries,
   issuingCountry: v.nullable(v.string()),
-  verifiedAt: v.nullable(v.string()),
-  validFrom: v.string(),
-  validTo: v.nullable(v.string()),
+  verifiedAt: v.nullable(instantViewSchema),
+  validFrom: instantViewSchema,
+  validTo: v.nullable(instantViewSchema),
   payoutEligible: v.pipe(
     v.boolean(),
     v.description("True for a verified contact identifier inside its validity window."),

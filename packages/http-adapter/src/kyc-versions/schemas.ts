@@ -1,6 +1,7 @@
 import { kycReviewTypes, kycVersionStates, riskRatings } from "@wallet/ledger-core";
 import * as v from "valibot";
 import { kycVersionInputEntries } from "../customers/schemas.js";
+import { instantViewSchema } from "../validation/common-schemas.js";
 
 /** Review types a tenant may submit after onboarding (onboarding itself only comes with POST /customers). */
 export const laterReviewTypes = ["upgrade", "downgrade", "periodic_review", "event_driven_review"] as const;
@@ -23,5 +24,5 @@ export const kycVersionViewSchema = v.object({
   riskRating: v.nullable(v.picklist(riskRatings)),
   evidenceHash: v.pipe(v.string(), v.description("SHA-256 hex of the canonical (RFC 8785) evidence JSON.")),
   effectiveFrom: v.pipe(v.nullable(v.string()), v.description("Set when the version is approved.")),
-  createdAt: v.string(),
+  createdAt: instantViewSchema,
 });

@@ -8,6 +8,7 @@ import {
   clientReferenceSchema,
   currencySchema,
   freeFormObjectSchema,
+  instantViewSchema,
   isoTimestampSchema,
   startInstantSchema,
   uidSchema,
@@ -78,13 +79,13 @@ export const mandateViewSchema = v.object({
   fixedOrMaxAmountMinor: v.nullable(minor),
   frequency: v.picklist(mandateFrequencies),
   currency: v.string(),
-  validFrom: v.string(),
-  validTo: v.nullable(v.string()),
+  validFrom: instantViewSchema,
+  validTo: v.nullable(instantViewSchema),
   status: v.picklist(mandateStatuses),
   agreementUid: v.nullable(v.string()),
   replacesMandateUid: v.nullable(v.string()),
-  revokedAt: v.nullable(v.string()),
-  createdAt: v.string(),
+  revokedAt: v.nullable(instantViewSchema),
+  createdAt: instantViewSchema,
 });
 
 /** GET /mandates: `{ data, meta }`. */

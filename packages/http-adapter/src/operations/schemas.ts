@@ -1,6 +1,6 @@
 import { actorTypes, operationStates, operationTypes, providerStates } from "@wallet/ledger-core";
 import * as v from "valibot";
-import { uidSchema } from "../validation/common-schemas.js";
+import { instantViewSchema, uidSchema } from "../validation/common-schemas.js";
 import { pagedViewSchema, paginationEntries } from "../validation/pagination.js";
 import { fromBoundSchema, toBoundSchema } from "../validation/time-bounds.js";
 
@@ -15,11 +15,11 @@ const operationEntries = {
   taxMinor: minor,
   currency: v.string(),
   clientReference: v.nullable(v.string()),
-  createdAt: v.string(),
-  completedAt: v.nullable(v.string()),
+  createdAt: instantViewSchema,
+  completedAt: v.nullable(instantViewSchema),
   links: v.object({ self: v.string(), receipt: v.string() }),
   intentReference: v.optional(v.string()),
-  expiresAt: v.optional(v.string()),
+  expiresAt: v.optional(instantViewSchema),
   railCode: v.optional(v.string()),
   payerInstructions: v.optional(v.nullable(v.string())),
 };
@@ -35,7 +35,7 @@ export const operationDetailViewSchema = v.object({
       sequenceNo: minor,
       fromState: v.nullable(v.picklist(operationStates)),
       toState: v.picklist(operationStates),
-      occurredAt: v.string(),
+      occurredAt: instantViewSchema,
       actorType: v.nullable(v.picklist(actorTypes)),
     }),
   ),
@@ -43,7 +43,7 @@ export const operationDetailViewSchema = v.object({
     v.object({
       state: v.picklist(providerStates),
       reference: v.nullable(v.string()),
-      lastUpdatedAt: v.string(),
+      lastUpdatedAt: instantViewSchema,
     }),
   ),
 });
@@ -66,7 +66,7 @@ export const operationPageSchema = pagedViewSchema(operationViewSchema);
 export const receiptViewSchema = v.object({
   operationUid: v.string(),
   type: v.picklist(operationTypes),
-  occurredAt: v.string(),
+  occurredAt: instantViewSchema,
   amountMinor: minor,
   feeMinor: minor,
   taxMinor: minor,

@@ -4,6 +4,7 @@ import {
   amountMinorSchema,
   boundedString,
   currencySchema,
+  instantViewSchema,
   railCodeSchema,
   uidSchema,
 } from "../validation/common-schemas.js";
@@ -72,8 +73,8 @@ export const suspenseItemViewSchema = v.object({
   providerReference: v.string(),
   reason: v.string(),
   status: v.picklist(suspenseStatuses),
-  createdAt: v.string(),
-  resolvedAt: v.nullable(v.string()),
+  createdAt: instantViewSchema,
+  resolvedAt: v.nullable(instantViewSchema),
   resolution: v.nullable(
     v.object({
       action: v.picklist(["refund", "apply"]),

@@ -2,7 +2,7 @@ import { createPublicKey } from "node:crypto";
 import { isIP } from "node:net";
 import { eventTypes, scopes, signingKeyStatuses, tenantStatuses } from "@wallet/ledger-core";
 import * as v from "valibot";
-import { boundedString, isoTimestampSchema } from "../validation/common-schemas.js";
+import { boundedString, instantViewSchema, isoTimestampSchema } from "../validation/common-schemas.js";
 
 /*
  * Operator routes on a tenant (DESIGN.md section 9): status, scopes, allowlist, rate limit, signing
@@ -137,8 +137,8 @@ export const signingKeyViewSchema = v.object({
   kid: v.string(),
   publicKeyPem: v.string(),
   status: v.picklist(signingKeyStatuses),
-  expiresAt: v.nullable(v.string()),
-  createdAt: v.string(),
+  expiresAt: v.nullable(instantViewSchema),
+  createdAt: instantViewSchema,
 });
 
 export const webhookConfigViewSchema = v.object({
@@ -147,7 +147,7 @@ export const webhookConfigViewSchema = v.object({
   /** Empty: every event type. */
   events: v.array(v.string()),
   /** Which secrets exist, newest last; the secrets themselves are shown once, at rotation. */
-  secretKids: v.array(v.object({ kid: v.string(), createdAt: v.string() })),
+  secretKids: v.array(v.object({ kid: v.string(), createdAt: instantViewSchema })),
 });
 
 export const tenantViewSchema = v.object({
@@ -169,7 +169,7 @@ export const apiKeyViewSchema = v.object({
   tenantId: v.string(),
   sha256: v.string(),
   status: v.picklist(["active", "revoked"]),
-  revokedAt: v.nullable(v.string()),
+  revokedAt: v.nullable(instantViewSchema),
 });
 
 /** A new API key: the key itself is in this answer and nowhere else, ever. */
@@ -183,7 +183,7 @@ export const createdApiKeyViewSchema = v.object({
 export const webhookSecretViewSchema = v.object({
   kid: v.string(),
   secret: v.string(),
-  createdAt: v.string(),
+  createdAt: instantViewSchema,
   /** When it starts signing: at once for a tenant's first or an immediate one, else shortly before the old one ends. */
   signsFrom: v.string(),
 });

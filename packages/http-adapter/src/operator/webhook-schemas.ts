@@ -1,6 +1,6 @@
 import { deliveryListLimitMax, deliveryStates, eventTypes } from "@wallet/ledger-core";
 import * as v from "valibot";
-import { boundedString } from "../validation/common-schemas.js";
+import { boundedString, instantViewSchema } from "../validation/common-schemas.js";
 import { clampedLimitSchema } from "../validation/pagination.js";
 
 /**
@@ -26,7 +26,7 @@ export const deliveryLogRowSchema = v.object({
   status: v.picklist(deliveryStates),
   lastStatusCode: v.nullable(v.pipe(v.number(), v.safeInteger())),
   tenantId: v.string(),
-  occurredAt: v.string(),
+  occurredAt: instantViewSchema,
   /** Short reason of the last failure ("HTTP 500", "timeout", "webhook disabled"); never a secret. */
   lastError: nullableString,
   nextAttemptAt: nullableString,

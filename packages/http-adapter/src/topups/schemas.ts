@@ -5,6 +5,7 @@ import {
   amountMinorSchema,
   clientReferenceSchema,
   currencySchema,
+  instantViewSchema,
   railCodeSchema,
   uidSchema,
 } from "../validation/common-schemas.js";
@@ -39,7 +40,7 @@ const intentReferenceSchema = v.pipe(
 /** The top-up fields an intent always carries (spec, Operation: top-up operation adds). */
 const topupEntries = {
   intentReference: intentReferenceSchema,
-  expiresAt: v.string(),
+  expiresAt: instantViewSchema,
   railCode: v.string(),
   payerInstructions: v.nullable(v.string()),
 };

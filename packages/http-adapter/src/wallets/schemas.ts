@@ -1,5 +1,6 @@
 import { operationStates, operationTypes, walletStatuses } from "@wallet/ledger-core";
 import * as v from "valibot";
+import { instantViewSchema } from "../validation/common-schemas.js";
 import { pagedViewSchema, paginationEntries } from "../validation/pagination.js";
 import { fromBoundSchema, toBoundSchema } from "../validation/time-bounds.js";
 
@@ -45,8 +46,8 @@ export const statementItemSchema = v.object({
   state: v.picklist(operationStates),
   clientReference: v.nullable(v.string()),
   counterpartyHint: v.nullable(v.string()),
-  createdAt: v.string(),
-  completedAt: v.nullable(v.string()),
+  createdAt: instantViewSchema,
+  completedAt: v.nullable(instantViewSchema),
   receipt: v.pipe(v.string(), v.description("API-relative path of the receipt.")),
   chargesRefundedMinor: v.pipe(
     minor,
