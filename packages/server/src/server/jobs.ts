@@ -8,7 +8,12 @@ import {
 } from "@wallet/ledger-core";
 import type { WebhookDispatcher } from "@wallet/webhooks";
 import type { WalletConfig } from "../config/schema.js";
-import { applySandboxPayoutOutcomes, autoOutcomeRules } from "./sandbox-payouts.js";
+import {
+  applySandboxPayoutOutcomes,
+  autoOutcomeRules,
+  defaultSandboxPayoutLimits,
+  type SandboxPayoutCursor,
+} from "./sandbox-payouts.js";
 import type { ScheduledJob } from "./scheduler.js";
 
 /** The server's jobs, by the name `POST /admin/jobs/{job}/run` uses: the core's due jobs and two of its own. */
@@ -25,6 +30,11 @@ export interface JobContext {
   dispatcher: WebhookDispatcher;
   /** Batches of the due jobs (the core's `defaultDueJobLimits` when absent). */
   limits?: DueJobLimits;
+  /**
+   * Where the scheduler's sandbox-payout-outcomes runs resume; absent (the operator's run), a run
+   * reads every payout in flight.
+   */
+  sandboxPayoutCursor?: SandboxPayoutCursor;
 }
 
 /**
@@ -42,7 +52,19 @@ export async function runJob(context: JobContext, job: string, asOf: Date): Prom
       return c.delivered + c.retried + c.failed;
     }
     case "sandbox-payout-outcomes":
-      return applySandboxPayoutOutcomes(uow, core, autoOutcomeRules(config), asOf);
+      return context.sandboxPayoutCursor === undefined
+        ? applySandboxPayoutOutcomes(uow, core, autoOutcomeRules(config), asOf, {
+            ...defaultSandboxPayoutLimits,
+            pagesMax: Number.MAX_SAFE_INTEGER,
+          })
+        : applySandboxPayoutOutcomes(
+            uow,
+            core,
+            autoOutcomeRules(config),
+            asOf,
+            defaultSandboxPayoutLimits,
+            context.sandboxPayoutCursor,
+          );
     default:
       return null;
   }
@@ -56,9 +78,11 @@ export async function runJob(context: JobContext, job: string, asOf: Date): Prom
 export function builtInJobs(context: JobContext, intervalMs = defaultJobIntervalMs): ScheduledJob[] {
   const names: JobName[] = [...dueJobNames];
   if (autoOutcomeRules(context.config).length > 0) names.push("sandbox-payout-outcomes");
+  // This process's runs resume where the last one stopped.
+  const scheduled: JobContext = { ...context, sandboxPayoutCursor: { after: undefined } };
   return names.map((name) => ({
     name,
     intervalMs,
-    run: async (now) => (await runJob(context, name, now)) ?? 0,
+    run: async (now) => (await runJob(scheduled, name, now)) ?? 0,
   }));
 }

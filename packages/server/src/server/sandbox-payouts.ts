@@ -32,6 +32,16 @@ export interface SandboxPayoutLimits {
   outcomesMax: number;
 }
 
+/**
+ * Where the job's next run starts reading the payouts in flight (after this uid; the head of the
+ * list when undefined), kept by each process's scheduler from one run to the next. Payouts that
+ * never become due (on a rail the operator reports by hand) pass behind it instead of filling
+ * every run's pages and hiding the due ones after them.
+ */
+export interface SandboxPayoutCursor {
+  after: string | undefined;
+}
+
 export const defaultSandboxPayoutLimits: SandboxPayoutLimits = {
   pageSize: 100,
   pagesMax: 10,
@@ -48,9 +58,10 @@ export const defaultSandboxPayoutLimits: SandboxPayoutLimits = {
  * process or the operator) is answered without posting; a Conflict (a contradicting result, or a
  * concurrent change) skips it.
  *
- * Candidates are the payouts still processing, across tenants, oldest first
+ * Candidates are the payouts still processing, across tenants, by uid from `cursor`
  * (`operations.listProcessingPayouts`, an index of the payouts in flight only: the history does
- * not slow it), filtered here by rail, provider state and delay; bounded by `limits`.
+ * not slow it), filtered here by rail, provider state and delay; bounded by `limits`. The cursor
+ * moves past what a run read and back to the head once the list ends.
  */
 export async function applySandboxPayoutOutcomes(
   uow: UnitOfWork,
@@ -58,6 +69,7 @@ export async function applySandboxPayoutOutcomes(
   rules: readonly AutoOutcomeRule[],
   asOf: Date,
   limits: SandboxPayoutLimits = defaultSandboxPayoutLimits,
+  cursor: SandboxPayoutCursor = { after: undefined },
 ): Promise<number> {
   if (rules.length === 0) return 0;
   const ruleOf = new Map(rules.map((r) => [r.railCode, r]));
@@ -72,12 +84,17 @@ export async function applySandboxPayoutOutcomes(
 
   const due = await uow.run(async (tx) => {
     const found: Operation[] = [];
-    let after: string | undefined;
-    for (let page = 1; page <= limits.pagesMax && found.length < limits.outcomesMax; page++) {
-      const data = await tx.operations.listProcessingPayouts(limits.pageSize, after);
-      found.push(...data.filter(isDue).slice(0, limits.outcomesMax - found.length));
-      if (data.length < limits.pageSize) break;
-      after = data.at(-1)?.uid;
+    for (let page = 1; page <= limits.pagesMax; page++) {
+      const data = await tx.operations.listProcessingPayouts(limits.pageSize, cursor.after);
+      for (const op of data) {
+        if (found.length >= limits.outcomesMax) return found;
+        cursor.after = op.uid;
+        if (isDue(op)) found.push(op);
+      }
+      if (data.length < limits.pageSize) {
+        cursor.after = undefined;
+        break;
+      }
     }
     return found;
   });
