@@ -10,6 +10,7 @@ export { errorStatus } from "./errors/error-status.js";
 export type { ErrorBody } from "./errors/http-error.js";
 export { UNAUTHORIZED_BODY } from "./errors/http-error.js";
 export { type ListFilterOf, listQuerySchemas, parseListQuery } from "./list-queries.js";
+export { NO_STORE_HEADERS } from "./middleware/no-store.js";
 export { newRequestId, requestIdOfIncoming } from "./middleware/request-id.js";
 export { ed25519SpkiPem } from "./operator/tenant-schemas.js";
 export { createOperatorApi, OPERATOR_API_BASE } from "./operator-api.js";

@@ -10,6 +10,7 @@ import {
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config/index.js";
 import { piiKeyRing } from "../src/crypto/index.js";
+import { keyIdOf } from "../src/crypto/pii-keys.js";
 import { openLedger } from "../src/server/open-ledger.js";
 import { StartupError } from "../src/startup-error.js";
 import { databases, e2eConfig, piiKeys } from "./running-server.js";
@@ -40,6 +41,21 @@ const onboarding = {
     riskRating: "low" as const,
   },
   agreements: [],
+};
+
+/** A customer whose date of birth an earlier version stored in clear. */
+const legacy = {
+  uid: "cus_01JLEGACYDATEOFBIRTH0000",
+  tenantId: "acme",
+  status: "active" as const,
+  customerType: "person" as const,
+  displayName: "Earlier Customer",
+  dateOfBirth: "1984-02-29",
+  regionCode: null,
+  preferredLocale: "en",
+  clientReference: null,
+  metadata: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
 };
 
 describe.each(databases)("openLedger on $name", ({ url, skip }) => {
@@ -118,20 +134,6 @@ describe.each(databases)("openLedger on $name", ({ url, skip }) => {
         await ledger.close();
       }
 
-      // A customer whose date of birth an earlier version stored in clear.
-      const legacy = {
-        uid: "cus_01JLEGACYDATEOFBIRTH0000",
-        tenantId: "acme",
-        status: "active" as const,
-        customerType: "person" as const,
-        displayName: "Earlier Customer",
-        dateOfBirth: "1984-02-29",
-        regionCode: null,
-        preferredLocale: "en",
-        clientReference: null,
-        metadata: null,
-        createdAt: "2026-01-01T00:00:00.000Z",
-      };
       const reopened = await openLedger({ config, databaseUrl, piiKeys });
       await reopened.store.uow.run((tx) => tx.customers.insert(legacy));
       await reopened.close();
@@ -144,6 +146,7 @@ describe.each(databases)("openLedger on $name", ({ url, skip }) => {
         expect(stored?.dateOfBirth).not.toBe("1984-02-29");
         expect(again.core.vault.open(stored?.dateOfBirth as string)).toBe("1984-02-29");
         expect(await again.store.uow.run((tx) => tx.customers.clearDatesOfBirth(10))).toEqual([]);
+        expect(again.sealedDatesOfBirth).toBe(1);
         expect(again.seeded.inserted).toEqual([]);
         const acme = await again.contextFor("acme");
         const detail = await again.store.uow.run((tx) => getOperationDetail(again.core, acme, tx, intentUid));
@@ -174,6 +177,33 @@ describe.each(databases)("openLedger on $name", ({ url, skip }) => {
       );
       expect(refusedConfig).toBeInstanceOf(ConfigError);
       expect((refusedConfig as Error).message).toContain('"tier_1"');
+    },
+  );
+
+  it.skipIf(skip)(
+    "refuses keys that cannot open a sealed date of birth, as it refuses them for identifiers",
+    async () => {
+      const databaseUrl = await url(cleanups);
+      const config = parseConfig(e2eConfig());
+      const [original, next] = [randomBytes(32), randomBytes(32)];
+      const first = await openLedger({
+        config,
+        databaseUrl,
+        piiKeys: piiKeyRing(original.toString("base64")),
+      });
+      await first.store.uow.run((tx) => tx.customers.insert(legacy));
+      await first.close();
+      // Sealed at this start with the ring's first key...
+      const rotated = piiKeyRing(`${next.toString("base64")},${original.toString("base64")}`);
+      await (await openLedger({ config, databaseUrl, piiKeys: rotated })).close();
+      // ...which a later start without it could never open again.
+      const refused = await openLedger({
+        config,
+        databaseUrl,
+        piiKeys: piiKeyRing(original.toString("base64")),
+      }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(StartupError);
+      expect((refused as Error).message).toContain(`(no PII key with id ${keyIdOf(next)})`);
     },
   );
 });

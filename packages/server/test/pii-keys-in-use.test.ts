@@ -41,7 +41,7 @@ describe.each(databases)("PII keys that cannot open the stored identifiers, on $
     expect(refused).toBeInstanceOf(StartupError);
     const originalId = keyIdOf(Buffer.from(original, "base64"));
     expect((refused as Error).message).toBe(
-      `the PII keys (/elsewhere/data/pii.key) cannot open the identifiers stored in the database (no PII key with id ${originalId}): start with every key they were sealed with, listed in WALLET_PII_KEY ("new,old" while rotating)`,
+      `the PII keys (/elsewhere/data/pii.key) cannot open the personal data stored in the database (no PII key with id ${originalId}): start with every key they were sealed with, listed in WALLET_PII_KEY ("new,old" while rotating)`,
     );
     expect((refused as Error).message).not.toContain(original);
 
@@ -85,7 +85,7 @@ describe.each(databases)("PII keys that cannot open the stored identifiers, on $
       );
       expect(refused).toBeInstanceOf(StartupError);
       expect((refused as Error).message).toContain(
-        `cannot open the identifiers stored in the database (no PII key with id ${keyIdOf(Buffer.from(k2, "base64"))})`,
+        `cannot open the personal data stored in the database (no PII key with id ${keyIdOf(Buffer.from(k2, "base64"))})`,
       );
     },
   );

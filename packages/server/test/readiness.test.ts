@@ -19,6 +19,7 @@ describe("GET /ready", () => {
     const ok = await fetch(get("/ready"));
     expect([ok.status, await ok.json()]).toEqual([200, { status: "ready" }]);
     expect(ok.headers.get("cache-control")).toBe("no-store");
+    expect(ok.headers.get("x-content-type-options")).toBe("nosniff");
     expect(ok.headers.get("x-request-id")).toMatch(/^req_/);
     up = false;
     t += 1_000;

@@ -10,7 +10,12 @@ import type { AppEnv } from "../app/env.js";
 export function noStore(): MiddlewareHandler<AppEnv> {
   return async function noStore(c, next) {
     await next();
-    c.header("Cache-Control", "no-store");
-    c.header("X-Content-Type-Options", "nosniff");
+    for (const [name, value] of Object.entries(NO_STORE_HEADERS)) c.header(name, value);
   };
 }
+
+/** The two headers, for an answer given outside the app (the server's own 400, 408, 431, /ready). */
+export const NO_STORE_HEADERS = {
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+} as const;

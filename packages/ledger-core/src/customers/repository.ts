@@ -21,12 +21,24 @@ export interface CustomerRepository {
   getForUpdate(tenantId: string, uid: string): Promise<Customer | null>;
   setStatus(tenantId: string, uid: string, status: CustomerStatus): Promise<void>;
   /**
-   * Up to `limit` customers, across tenants, whose date of birth is stored in clear (a
-   * `YYYY-MM-DD` written before it was sealed). For the server's start, which seals them.
+   * Up to `limit` customers, across tenants, by uid after `afterUid` when given, whose date of
+   * birth is stored in clear (a `YYYY-MM-DD` written before it was sealed). For the server's
+   * start, which seals them.
    */
-  clearDatesOfBirth(limit: number): Promise<{ uid: string; dateOfBirth: string }[]>;
-  /** Stores `sealed` as the customer's date of birth if it is still `clear` (else nothing). */
-  sealDateOfBirth(uid: string, clear: string, sealed: string): Promise<void>;
+  clearDatesOfBirth(
+    limit: number,
+    afterUid?: string | undefined,
+  ): Promise<{ uid: string; dateOfBirth: string }[]>;
+  /**
+   * Stores each `sealed` as its customer's date of birth where it is still `clear` (a row sealed
+   * meanwhile by another process is left as it is), in one statement.
+   */
+  sealDatesOfBirth(rows: readonly { uid: string; clear: string; sealed: string }[]): Promise<void>;
+  /**
+   * One sealed date of birth, across tenants, that starts with none of `prefixes` (and is not in
+   * clear), or null when every one does: as `IdentifierRepository.sealedOutsidePrefixes`.
+   */
+  sealedDateOfBirthOutsidePrefixes(prefixes: readonly string[]): Promise<string | null>;
 }
 
 export interface IdentifierRepository {

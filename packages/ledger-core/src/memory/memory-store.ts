@@ -311,14 +311,28 @@ export function createMemoryStore(): MemoryStore {
       setStatus: async (tenantId, uid, status) => {
         if (s.customers.get(uid)?.tenantId === tenantId) mutate(s.customers, uid, { status });
       },
-      clearDatesOfBirth: async (limit) =>
+      clearDatesOfBirth: async (limit, afterUid) =>
         [...s.customers.values()]
-          .filter((c) => c.dateOfBirth !== null && CLEAR_DATE.test(c.dateOfBirth))
+          .filter(
+            (c) =>
+              c.dateOfBirth !== null &&
+              CLEAR_DATE.test(c.dateOfBirth) &&
+              (afterUid === undefined || c.uid > afterUid),
+          )
+          .sort((a, b) => (a.uid < b.uid ? -1 : 1))
           .slice(0, limit)
           .map((c) => ({ uid: c.uid, dateOfBirth: c.dateOfBirth as string })),
-      sealDateOfBirth: async (uid, clear, sealed) => {
-        if (s.customers.get(uid)?.dateOfBirth === clear) mutate(s.customers, uid, { dateOfBirth: sealed });
+      sealDatesOfBirth: async (rows) => {
+        for (const { uid, clear, sealed } of rows) {
+          if (s.customers.get(uid)?.dateOfBirth === clear) mutate(s.customers, uid, { dateOfBirth: sealed });
+        }
       },
+      sealedDateOfBirthOutsidePrefixes: async (prefixes) =>
+        [...s.customers.values()]
+          .map((c) => c.dateOfBirth)
+          .find(
+            (d): d is string => d !== null && !CLEAR_DATE.test(d) && !prefixes.some((p) => d.startsWith(p)),
+          ) ?? null,
     },
     identifiers: {
       insert: async (i) => {

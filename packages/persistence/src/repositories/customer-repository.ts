@@ -21,6 +21,9 @@ import { lockedForUpdate } from "../shared/sql-dialect.js";
 import { conflictError, conflictIndexes, isUniqueViolationOf } from "../shared/store-errors.js";
 import { affected, guarded, type SqlContext } from "./sql-context.js";
 
+/** A date of birth stored in clear, as written before it was sealed (`_` is any one character). */
+const CLEAR_DATE_PATTERN = "____-__-__";
+
 export const getCustomer = queryTemplate((db, p: { tenantId: string; uid: string }) =>
   db.selectFrom("customers").selectAll().where("tenant_id", "=", p.tenantId).where("uid", "=", p.uid),
 );
@@ -71,24 +74,40 @@ export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
         .where("uid", "=", uid)
         .execute();
     },
-    async clearDatesOfBirth(limit) {
+    async clearDatesOfBirth(limit, afterUid) {
       // `_` is any one character: a sealed value (`v1.<keyId>.<...>`) is far longer than 10.
-      const rows = await trx
+      let query = trx
         .selectFrom("customers")
         .select(["uid", "date_of_birth"])
-        .where("date_of_birth", "like", "____-__-__")
-        .orderBy("uid")
-        .limit(limit)
-        .execute();
+        .where("date_of_birth", "like", CLEAR_DATE_PATTERN);
+      if (afterUid !== undefined) query = query.where("uid", ">", afterUid);
+      const rows = await query.orderBy("uid").limit(limit).execute();
       return rows.map((r) => ({ uid: r.uid, dateOfBirth: r.date_of_birth as string }));
     },
-    async sealDateOfBirth(uid, clear, sealed) {
-      await trx
-        .updateTable("customers")
-        .set({ date_of_birth: sealed })
-        .where("uid", "=", uid)
-        .where("date_of_birth", "=", clear)
-        .execute();
+    async sealDatesOfBirth(rows) {
+      if (rows.length === 0) return;
+      const byUid = (pick: (r: (typeof rows)[number]) => string) =>
+        sql`case uid ${sql.join(
+          rows.map((r) => sql`when ${r.uid} then ${pick(r)}`),
+          sql` `,
+        )} end`;
+      await sql`update customers set date_of_birth = ${byUid((r) => r.sealed)}
+        where uid in (${sql.join(rows.map((r) => r.uid))}) and date_of_birth = ${byUid((r) => r.clear)}`.execute(
+        trx,
+      );
+    },
+    async sealedDateOfBirthOutsidePrefixes(prefixes) {
+      // As identifiers' sealedOutsidePrefixes: compared as strings, not with LIKE.
+      let q = trx
+        .selectFrom("customers")
+        .select("date_of_birth")
+        .where("date_of_birth", "is not", null)
+        .where("date_of_birth", "not like", CLEAR_DATE_PATTERN);
+      for (const prefix of prefixes) {
+        q = q.where(sql<string>`substr(date_of_birth, 1, ${sql.lit(prefix.length)})`, "<>", prefix);
+      }
+      const row = await q.limit(1).executeTakeFirst();
+      return row?.date_of_birth ?? null;
     },
   };
 }

@@ -6,7 +6,8 @@ import { sealedPrefix } from "./aes-gcm-vault.js";
  * Refuses to start when the PII keys do not fit the identifiers the database holds:
  * - a value sealed with a key that is not in the ring (a sandbox started from another directory
  *   generates a key of its own, an operator may pass the wrong `WALLET_PII_KEY`, or drop a
- *   rotation's middle key): every read of it would fail (one scan of the identifiers);
+ *   rotation's middle key): every read of it would fail (one scan of the identifiers, and one of
+ *   the customers for their sealed dates of birth);
  * - the first and the last identifier must open, and their blind index must be the one the last
  *   key of the ring makes (keys listed "old,new" instead of "new,old" open everything, but index
  *   anew).
@@ -19,8 +20,10 @@ export async function assertPiiKeysOpenStore(
   keyIds: readonly string[],
   source: string,
 ): Promise<void> {
-  const { outside, ends } = await uow.run(async (tx) => ({
-    outside: await tx.identifiers.sealedOutsidePrefixes(keyIds.map(sealedPrefix)),
+  const prefixes = keyIds.map(sealedPrefix);
+  const { outside, birthOutside, ends } = await uow.run(async (tx) => ({
+    outside: await tx.identifiers.sealedOutsidePrefixes(prefixes),
+    birthOutside: await tx.customers.sealedDateOfBirthOutsidePrefixes(prefixes),
     ends: await tx.identifiers.firstAndLast(),
   }));
   const open = (sealed: string): string => {
@@ -29,11 +32,12 @@ export async function assertPiiKeysOpenStore(
     } catch (e) {
       // The vault's messages never quote the value (it is personal data); a key id is not.
       throw new StartupError(
-        `the PII keys (${source}) cannot open the identifiers stored in the database (${(e as Error).message}): start with every key they were sealed with, listed in WALLET_PII_KEY ("new,old" while rotating)`,
+        `the PII keys (${source}) cannot open the personal data stored in the database (${(e as Error).message}): start with every key they were sealed with, listed in WALLET_PII_KEY ("new,old" while rotating)`,
       );
     }
   };
   if (outside !== null) open(outside);
+  if (birthOutside !== null) open(birthOutside);
   for (const identifier of ends) {
     const value = open(identifier.sealedValue);
     const index = identifierBlindIndex(vault, identifier.tenantId, identifier.class, identifier.type, value);

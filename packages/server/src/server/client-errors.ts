@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerOptions } from "node:http";
 import type { Duplex } from "node:stream";
 import { RequestError } from "@hono/node-server";
-import { type ErrorBody, newRequestId, requestIdOfIncoming } from "@wallet/http-adapter";
+import { type ErrorBody, NO_STORE_HEADERS, newRequestId, requestIdOfIncoming } from "@wallet/http-adapter";
 
 /**
  * Default for how long a request may take to arrive in full (headers and body). Node's own default
@@ -76,6 +76,9 @@ export function answerClientErrors(server: Server, requestTimeoutMs: number): vo
         "Content-Type: application/json\r\n" +
         `Content-Length: ${Buffer.byteLength(text)}\r\n` +
         `X-Request-Id: ${requestId ?? newRequestId()}\r\n` +
+        Object.entries(NO_STORE_HEADERS)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join("") +
         "Connection: close\r\n\r\n" +
         text,
     );
@@ -98,6 +101,7 @@ export function refuseMissingHost(listener: RequestListener): RequestListener {
       "Content-Type": "application/json",
       "Content-Length": Buffer.byteLength(text),
       "X-Request-Id": newRequestId(),
+      ...NO_STORE_HEADERS,
       Connection: "close",
     });
     res.end(text);
@@ -116,6 +120,6 @@ export function requestErrorResponse(e: unknown): Response {
     : { error: "InternalError", message: "Internal error" };
   return new Response(JSON.stringify(body), {
     status: invalid ? 400 : 500,
-    headers: { "Content-Type": "application/json", "X-Request-Id": newRequestId() },
+    headers: { "Content-Type": "application/json", "X-Request-Id": newRequestId(), ...NO_STORE_HEADERS },
   });
 }

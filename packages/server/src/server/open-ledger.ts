@@ -39,6 +39,8 @@ export interface OpenedLedger {
   store: Store;
   core: CoreDeps;
   seeded: SeedReport;
+  /** How many dates of birth an earlier version stored in clear this open sealed (once: then 0). */
+  sealedDatesOfBirth: number;
   /**
    * The request context of a tenant of the config, for calling use cases on its behalf: no
    * signing key, every scope it holds. NotFound for a tenant the database does not hold, and
@@ -74,6 +76,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
   );
   let core: CoreDeps;
   let seeded: SeedReport;
+  let sealedDatesOfBirth: number;
   try {
     await store.migrate();
     // Before seeding: a refused file must leave nothing of itself in the database.
@@ -85,7 +88,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
       [...options.piiKeys.keys.keys()],
       options.piiKeySource ?? "WALLET_PII_KEY",
     );
-    await sealClearDatesOfBirth(store.uow, core.vault);
+    sealedDatesOfBirth = await sealClearDatesOfBirth(store.uow, core.vault);
     seeded = await seedFromConfig(store.uow, options.config, clock);
   } catch (e) {
     await store.close().catch(() => {});
@@ -96,6 +99,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<OpenedLedg
     store,
     core,
     seeded,
+    sealedDatesOfBirth,
     async contextFor(tenantId, requestId = null) {
       const tenant = (await store.uow.run((tx) => tx.tenants.get(tenantId))) ?? notFound("Tenant");
       if (tenant.status !== "active")

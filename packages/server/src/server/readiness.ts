@@ -1,4 +1,4 @@
-import { type ErrorBody, newRequestId } from "@wallet/http-adapter";
+import { type ErrorBody, NO_STORE_HEADERS, newRequestId } from "@wallet/http-adapter";
 
 type Fetch = (request: Request, ...rest: never[]) => Response | Promise<Response>;
 
@@ -49,7 +49,7 @@ export function withReadiness<F extends Fetch>(
       status: ok ? 200 : 503,
       headers: {
         "Content-Type": "application/json",
-        "Cache-Control": "no-store",
+        ...NO_STORE_HEADERS,
         "X-Request-Id": newRequestId(),
         ...(ok ? {} : { "Retry-After": "1" }),
       },

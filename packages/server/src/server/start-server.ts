@@ -96,7 +96,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const logger = options.logger ?? silentLogger();
   const clock = options.clock ?? systemClock;
   const host = options.host ?? "127.0.0.1";
-  const { store, core, seeded } = await openLedger({
+  const { store, core, seeded, sealedDatesOfBirth } = await openLedger({
     config: options.config,
     databaseUrl: options.databaseUrl,
     piiKeys: options.piiKeys,
@@ -105,6 +105,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
   });
   logger.info({ dialect: store.dialect, ...seeded }, "store ready");
+  if (sealedDatesOfBirth > 0) {
+    logger.info({ sealedDatesOfBirth }, "sealed the dates of birth an earlier version stored in clear");
+  }
   if (seeded.signingKeysDiffering.length > 0) {
     logger.warn(
       { signingKeys: seeded.signingKeysDiffering },

@@ -140,6 +140,9 @@ function expectRefused(a: RawAnswer, what: string, allowed: number[]) {
   expect(allowed, `${what}: ${a.status} ${a.body}`).toContain(a.status);
   expect(a.headers, what).toMatch(/content-type: application\/json/i);
   expect(a.headers, what).toMatch(/x-request-id: \S+/i);
+  // The server's own answers as the app's: never stored by a cache, never sniffed.
+  expect(a.headers, what).toMatch(/cache-control: no-store/i);
+  expect(a.headers, what).toMatch(/x-content-type-options: nosniff/i);
   const body = JSON.parse(a.body);
   expect(
     Object.keys(body)
