@@ -135,7 +135,12 @@ describe.each(databases)("openLedger on $name", ({ url, skip }) => {
       }
 
       const reopened = await openLedger({ config, databaseUrl, piiKeys });
-      await reopened.store.uow.run((tx) => tx.customers.insert(legacy));
+      // ...and one an embedder wrote in its own form, before dates were normalized.
+      const odd = { ...legacy, uid: "cus_01JLEGACYODDDATEOFBIRTH0", dateOfBirth: "29/02/1984" };
+      await reopened.store.uow.run(async (tx) => {
+        await tx.customers.insert(legacy);
+        await tx.customers.insert(odd);
+      });
       await reopened.close();
 
       // Opened again with the same key: the data is there, nothing is seeded twice, and the
@@ -145,8 +150,10 @@ describe.each(databases)("openLedger on $name", ({ url, skip }) => {
         const stored = await again.store.uow.run((tx) => tx.customers.getAny(legacy.uid));
         expect(stored?.dateOfBirth).not.toBe("1984-02-29");
         expect(again.core.vault.open(stored?.dateOfBirth as string)).toBe("1984-02-29");
-        expect(await again.store.uow.run((tx) => tx.customers.clearDatesOfBirth(10))).toEqual([]);
-        expect(again.sealedDatesOfBirth).toBe(1);
+        expect(await again.store.uow.run((tx) => tx.customers.clearDatesOfBirth(10, "v1."))).toEqual([]);
+        expect(again.sealedDatesOfBirth).toBe(2);
+        const oddStored = await again.store.uow.run((tx) => tx.customers.getAny(odd.uid));
+        expect(again.core.vault.open(oddStored?.dateOfBirth as string)).toBe("29/02/1984");
         expect(again.seeded.inserted).toEqual([]);
         const acme = await again.contextFor("acme");
         const detail = await again.store.uow.run((tx) => getOperationDetail(again.core, acme, tx, intentUid));

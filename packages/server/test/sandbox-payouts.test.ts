@@ -90,4 +90,20 @@ describe("sandbox-payout-outcomes: payouts that never become due", () => {
     expect(await run(store, defaultSandboxPayoutLimits, cursor)).toBe(0);
     expect(cursor.after).toBeUndefined();
   });
+
+  it("a run whose read does not commit leaves the cursor where it was", async () => {
+    const store = await world();
+    const cursor: SandboxPayoutCursor = { after: "op_A000100" };
+    const lost = {
+      ...store.uow,
+      run: async <T>(work: Parameters<typeof store.uow.run<T>>[0]) => {
+        await store.uow.run(work);
+        throw new Error("the commit was lost");
+      },
+    } as typeof store.uow;
+    await expect(
+      applySandboxPayoutOutcomes(lost, {} as CoreDeps, rules, asOf, defaultSandboxPayoutLimits, cursor),
+    ).rejects.toThrow("the commit was lost");
+    expect(cursor.after).toBe("op_A000100");
+  });
 });

@@ -22,11 +22,13 @@ export interface CustomerRepository {
   setStatus(tenantId: string, uid: string, status: CustomerStatus): Promise<void>;
   /**
    * Up to `limit` customers, across tenants, by uid after `afterUid` when given, whose date of
-   * birth is stored in clear (a `YYYY-MM-DD` written before it was sealed). For the server's
-   * start, which seals them.
+   * birth is not sealed: it does not start with `sealedMark` (how every value the vault seals
+   * starts, `v1.`). Written before dates were sealed, in whatever form its writer gave. For the
+   * server's start, which seals them.
    */
   clearDatesOfBirth(
     limit: number,
+    sealedMark: string,
     afterUid?: string | undefined,
   ): Promise<{ uid: string; dateOfBirth: string }[]>;
   /**
@@ -35,10 +37,10 @@ export interface CustomerRepository {
    */
   sealDatesOfBirth(rows: readonly { uid: string; clear: string; sealed: string }[]): Promise<void>;
   /**
-   * One sealed date of birth, across tenants, that starts with none of `prefixes` (and is not in
-   * clear), or null when every one does: as `IdentifierRepository.sealedOutsidePrefixes`.
+   * One sealed date of birth (starting with `sealedMark`), across tenants, that starts with none
+   * of `prefixes`, or null when every one does: as `IdentifierRepository.sealedOutsidePrefixes`.
    */
-  sealedDateOfBirthOutsidePrefixes(prefixes: readonly string[]): Promise<string | null>;
+  sealedDateOfBirthOutsidePrefixes(sealedMark: string, prefixes: readonly string[]): Promise<string | null>;
 }
 
 export interface IdentifierRepository {

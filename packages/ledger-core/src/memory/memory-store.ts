@@ -91,9 +91,6 @@ const newArray = <T>(): T[] => [];
  * one at a time (like SQLite's single writer) and roll back through an undo log, so a refusal
  * leaves nothing behind. Values are copied on the way in and out, as a database would.
  */
-/** A date of birth stored in clear, as written before it was sealed. */
-const CLEAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 export function createMemoryStore(): MemoryStore {
   const s: MemoryState = {
     tenants: new Map(),
@@ -311,12 +308,12 @@ export function createMemoryStore(): MemoryStore {
       setStatus: async (tenantId, uid, status) => {
         if (s.customers.get(uid)?.tenantId === tenantId) mutate(s.customers, uid, { status });
       },
-      clearDatesOfBirth: async (limit, afterUid) =>
+      clearDatesOfBirth: async (limit, sealedMark, afterUid) =>
         [...s.customers.values()]
           .filter(
             (c) =>
               c.dateOfBirth !== null &&
-              CLEAR_DATE.test(c.dateOfBirth) &&
+              !c.dateOfBirth.startsWith(sealedMark) &&
               (afterUid === undefined || c.uid > afterUid),
           )
           .sort((a, b) => (a.uid < b.uid ? -1 : 1))
@@ -327,11 +324,12 @@ export function createMemoryStore(): MemoryStore {
           if (s.customers.get(uid)?.dateOfBirth === clear) mutate(s.customers, uid, { dateOfBirth: sealed });
         }
       },
-      sealedDateOfBirthOutsidePrefixes: async (prefixes) =>
+      sealedDateOfBirthOutsidePrefixes: async (sealedMark, prefixes) =>
         [...s.customers.values()]
           .map((c) => c.dateOfBirth)
           .find(
-            (d): d is string => d !== null && !CLEAR_DATE.test(d) && !prefixes.some((p) => d.startsWith(p)),
+            (d): d is string =>
+              d !== null && d.startsWith(sealedMark) && !prefixes.some((p) => d.startsWith(p)),
           ) ?? null,
     },
     identifiers: {

@@ -21,8 +21,8 @@ import { lockedForUpdate } from "../shared/sql-dialect.js";
 import { conflictError, conflictIndexes, isUniqueViolationOf } from "../shared/store-errors.js";
 import { affected, guarded, type SqlContext } from "./sql-context.js";
 
-/** A date of birth stored in clear, as written before it was sealed (`_` is any one character). */
-const CLEAR_DATE_PATTERN = "____-__-__";
+/** The first characters of a date of birth, as long as the vault's mark of a sealed value. */
+const markOf = (sealedMark: string) => sql<string>`substr(date_of_birth, 1, ${sql.lit(sealedMark.length)})`;
 
 export const getCustomer = queryTemplate((db, p: { tenantId: string; uid: string }) =>
   db.selectFrom("customers").selectAll().where("tenant_id", "=", p.tenantId).where("uid", "=", p.uid),
@@ -74,12 +74,12 @@ export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
         .where("uid", "=", uid)
         .execute();
     },
-    async clearDatesOfBirth(limit, afterUid) {
-      // `_` is any one character: a sealed value (`v1.<keyId>.<...>`) is far longer than 10.
+    async clearDatesOfBirth(limit, sealedMark, afterUid) {
       let query = trx
         .selectFrom("customers")
         .select(["uid", "date_of_birth"])
-        .where("date_of_birth", "like", CLEAR_DATE_PATTERN);
+        .where("date_of_birth", "is not", null)
+        .where(markOf(sealedMark), "<>", sealedMark);
       if (afterUid !== undefined) query = query.where("uid", ">", afterUid);
       const rows = await query.orderBy("uid").limit(limit).execute();
       return rows.map((r) => ({ uid: r.uid, dateOfBirth: r.date_of_birth as string }));
@@ -96,13 +96,13 @@ export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
         trx,
       );
     },
-    async sealedDateOfBirthOutsidePrefixes(prefixes) {
+    async sealedDateOfBirthOutsidePrefixes(sealedMark, prefixes) {
       // As identifiers' sealedOutsidePrefixes: compared as strings, not with LIKE.
       let q = trx
         .selectFrom("customers")
         .select("date_of_birth")
         .where("date_of_birth", "is not", null)
-        .where("date_of_birth", "not like", CLEAR_DATE_PATTERN);
+        .where(markOf(sealedMark), "=", sealedMark);
       for (const prefix of prefixes) {
         q = q.where(sql<string>`substr(date_of_birth, 1, ${sql.lit(prefix.length)})`, "<>", prefix);
       }

@@ -14,6 +14,8 @@ const version = "v1";
 
 /** How every value sealed with the key `keyId` starts. */
 export const sealedPrefix = (keyId: string): string => `${version}.${keyId}.`;
+/** How every value this vault seals starts, whatever its key. */
+export const SEALED_MARK = `${version}.`;
 const ivBytes = 12;
 const tagBytes = 16;
 const keyIdPattern = /^[A-Za-z0-9_-]{1,32}$/;

@@ -1,6 +1,6 @@
 import { identifierBlindIndex, type PiiVault, type UnitOfWork } from "@wallet/ledger-core";
 import { StartupError } from "../startup-error.js";
-import { sealedPrefix } from "./aes-gcm-vault.js";
+import { SEALED_MARK, sealedPrefix } from "./aes-gcm-vault.js";
 
 /**
  * Refuses to start when the PII keys do not fit the identifiers the database holds:
@@ -23,7 +23,7 @@ export async function assertPiiKeysOpenStore(
   const prefixes = keyIds.map(sealedPrefix);
   const { outside, birthOutside, ends } = await uow.run(async (tx) => ({
     outside: await tx.identifiers.sealedOutsidePrefixes(prefixes),
-    birthOutside: await tx.customers.sealedDateOfBirthOutsidePrefixes(prefixes),
+    birthOutside: await tx.customers.sealedDateOfBirthOutsidePrefixes(SEALED_MARK, prefixes),
     ends: await tx.identifiers.firstAndLast(),
   }));
   const open = (sealed: string): string => {

@@ -82,22 +82,23 @@ export async function applySandboxPayoutOutcomes(
     );
   };
 
-  const due = await uow.run(async (tx) => {
+  // The cursor moves once the read has committed: a read run again (or failed) starts where the
+  // last one that counted stopped.
+  const { due, next } = await uow.run(async (tx) => {
     const found: Operation[] = [];
+    let after = cursor.after;
     for (let page = 1; page <= limits.pagesMax; page++) {
-      const data = await tx.operations.listProcessingPayouts(limits.pageSize, cursor.after);
+      const data = await tx.operations.listProcessingPayouts(limits.pageSize, after);
       for (const op of data) {
-        if (found.length >= limits.outcomesMax) return found;
-        cursor.after = op.uid;
+        if (found.length >= limits.outcomesMax) return { due: found, next: after };
+        after = op.uid;
         if (isDue(op)) found.push(op);
       }
-      if (data.length < limits.pageSize) {
-        cursor.after = undefined;
-        break;
-      }
+      if (data.length < limits.pageSize) return { due: found, next: undefined };
     }
-    return found;
+    return { due: found, next: after };
   });
+  cursor.after = next;
 
   let applied = 0;
   for (const op of due) {
