@@ -4,11 +4,11 @@ import { SEALED_MARK } from "./aes-gcm-vault.js";
 const BATCH = 500;
 
 /**
- * Seals the dates of birth a version before they were sealed stored in clear (whatever their
- * form: anything the AES-GCM vault did not seal), 500 at a time in
- * uid order (one pass over the table), each batch one statement in its own transaction; answers
- * how many. Safe on several processes starting at once: a date another one sealed meanwhile is
- * left as that one wrote it.
+ * Seals the dates of birth a version before they were sealed stored in clear (in whatever form:
+ * anything the AES-GCM vault did not seal), 500 at a time in uid order (one pass over the
+ * table), each batch one statement in its own transaction; answers how many it found in clear.
+ * Safe on several processes starting at once: a date another one sealed meanwhile is left as
+ * that one wrote it.
  */
 export async function sealClearDatesOfBirth(uow: UnitOfWork, vault: PiiVault): Promise<number> {
   let sealed = 0;

@@ -39,7 +39,7 @@ export interface OpenedLedger {
   store: Store;
   core: CoreDeps;
   seeded: SeedReport;
-  /** How many dates of birth an earlier version stored in clear this open sealed (once: then 0). */
+  /** How many dates of birth an earlier version stored in clear this open found and sealed (then 0). */
   sealedDatesOfBirth: number;
   /**
    * The request context of a tenant of the config, for calling use cases on its behalf: no
