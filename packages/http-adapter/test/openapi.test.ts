@@ -40,7 +40,7 @@ describe("GET /openapi.json: OpenAPI 3.1 generated from the validating schemas",
       if (typeof schema !== "object" || schema === null) return;
       const node = schema as Record<string, unknown>;
       for (const [key, value] of Object.entries((node.properties ?? {}) as Record<string, unknown>)) {
-        if (/(At|^validFrom|^validTo|^validUntil|^timestamp)$/.test(key)) {
+        if (/(At|From|^validTo|^validUntil|^timestamp)$/.test(key)) {
           const options = ((value as { anyOf?: unknown[] }).anyOf ?? [value]) as {
             type?: string;
             format?: string;

@@ -23,6 +23,6 @@ export const kycVersionViewSchema = v.object({
   sourceReference: v.nullable(v.string()),
   riskRating: v.nullable(v.picklist(riskRatings)),
   evidenceHash: v.pipe(v.string(), v.description("SHA-256 hex of the canonical (RFC 8785) evidence JSON.")),
-  effectiveFrom: v.pipe(v.nullable(v.string()), v.description("Set when the version is approved.")),
+  effectiveFrom: v.pipe(v.nullable(instantViewSchema), v.description("Set when the version is approved.")),
   createdAt: instantViewSchema,
 });

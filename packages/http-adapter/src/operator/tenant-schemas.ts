@@ -185,7 +185,7 @@ export const webhookSecretViewSchema = v.object({
   secret: v.string(),
   createdAt: instantViewSchema,
   /** When it starts signing: at once for a tenant's first or an immediate one, else shortly before the old one ends. */
-  signsFrom: v.string(),
+  signsFrom: instantViewSchema,
 });
 
 /** POST .../webhook/secrets: no body, or `{ "immediate": true }` for a secret that leaked. */

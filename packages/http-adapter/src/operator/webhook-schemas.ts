@@ -29,9 +29,9 @@ export const deliveryLogRowSchema = v.object({
   occurredAt: instantViewSchema,
   /** Short reason of the last failure ("HTTP 500", "timeout", "webhook disabled"); never a secret. */
   lastError: nullableString,
-  nextAttemptAt: nullableString,
-  lastAttemptAt: nullableString,
-  deliveredAt: nullableString,
+  nextAttemptAt: v.nullable(instantViewSchema),
+  lastAttemptAt: v.nullable(instantViewSchema),
+  deliveredAt: v.nullable(instantViewSchema),
 });
 
 export const deliveryLogSchema = v.object({ data: v.array(deliveryLogRowSchema) });

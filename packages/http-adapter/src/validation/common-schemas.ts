@@ -81,13 +81,13 @@ export const isoTimestampSchema = instantSchema("upper");
 /** The start of a validity window: digits past the millisecond round up, never before the start. */
 export const startInstantSchema = instantSchema("lower");
 
-/** A real calendar date, YYYY-MM-DD: `1990-02-31` is refused (valibot's isoDate checks the pattern only). */
 /**
  * An instant in an answer: UTC with milliseconds (`2026-11-22T10:00:00.000Z`), published as
  * `format: date-time` so a generated client can read it as one.
  */
 export const instantViewSchema = v.pipe(v.string(), v.isoTimestamp());
 
+/** A real calendar date, YYYY-MM-DD: `1990-02-31` is refused (valibot's isoDate checks the pattern only). */
 export const isoDateSchema = v.config(
   v.pipe(
     v.string(),

@@ -21,8 +21,12 @@ import { lockedForUpdate } from "../shared/sql-dialect.js";
 import { conflictError, conflictIndexes, isUniqueViolationOf } from "../shared/store-errors.js";
 import { affected, guarded, type SqlContext } from "./sql-context.js";
 
-/** The first characters of a date of birth, as long as the vault's mark of a sealed value. */
-const markOf = (sealedMark: string) => sql<string>`substr(date_of_birth, 1, ${sql.lit(sealedMark.length)})`;
+/**
+ * The first characters of `column`, as many as `prefix` has: to compare a sealed value's start
+ * as a string (LIKE would read `_` in a key id as a wildcard).
+ */
+const startOf = (column: "date_of_birth" | "sealed_value", prefix: string) =>
+  sql<string>`substr(${sql.ref(column)}, 1, ${sql.lit(prefix.length)})`;
 
 export const getCustomer = queryTemplate((db, p: { tenantId: string; uid: string }) =>
   db.selectFrom("customers").selectAll().where("tenant_id", "=", p.tenantId).where("uid", "=", p.uid),
@@ -79,7 +83,7 @@ export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
         .selectFrom("customers")
         .select(["uid", "date_of_birth"])
         .where("date_of_birth", "is not", null)
-        .where(markOf(sealedMark), "<>", sealedMark);
+        .where(startOf("date_of_birth", sealedMark), "<>", sealedMark);
       if (afterUid !== undefined) query = query.where("uid", ">", afterUid);
       const rows = await query.orderBy("uid").limit(limit).execute();
       return rows.map((r) => ({ uid: r.uid, dateOfBirth: r.date_of_birth as string }));
@@ -97,15 +101,12 @@ export function sqlCustomerRepository(ctx: SqlContext): CustomerRepository {
       );
     },
     async sealedDateOfBirthOutsidePrefixes(sealedMark, prefixes) {
-      // As identifiers' sealedOutsidePrefixes: compared as strings, not with LIKE.
       let q = trx
         .selectFrom("customers")
         .select("date_of_birth")
         .where("date_of_birth", "is not", null)
-        .where(markOf(sealedMark), "=", sealedMark);
-      for (const prefix of prefixes) {
-        q = q.where(sql<string>`substr(date_of_birth, 1, ${sql.lit(prefix.length)})`, "<>", prefix);
-      }
+        .where(startOf("date_of_birth", sealedMark), "=", sealedMark);
+      for (const prefix of prefixes) q = q.where(startOf("date_of_birth", prefix), "<>", prefix);
       const row = await q.limit(1).executeTakeFirst();
       return row?.date_of_birth ?? null;
     },
@@ -210,12 +211,9 @@ export function sqlIdentifierRepository(ctx: SqlContext): IdentifierRepository {
       return first.uid === last.uid ? [toIdentifier(first)] : [toIdentifier(first), toIdentifier(last)];
     },
     async sealedOutsidePrefixes(prefixes) {
-      // One scan of the table, at start: the prefixes are the vault's (`v1.<keyId>.`), compared
-      // as strings (LIKE would read `_` in a key id as a wildcard).
+      // One scan of the table, at start: the prefixes are the vault's (`v1.<keyId>.`).
       let q = trx.selectFrom("identifiers").select("sealed_value");
-      for (const prefix of prefixes) {
-        q = q.where(sql<string>`substr(sealed_value, 1, ${sql.lit(prefix.length)})`, "<>", prefix);
-      }
+      for (const prefix of prefixes) q = q.where(startOf("sealed_value", prefix), "<>", prefix);
       const row = await q.limit(1).executeTakeFirst();
       return row?.sealed_value ?? null;
     },

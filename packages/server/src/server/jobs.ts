@@ -51,20 +51,15 @@ export async function runJob(context: JobContext, job: string, asOf: Date): Prom
       const c = await dispatcher.drain();
       return c.delivered + c.retried + c.failed;
     }
-    case "sandbox-payout-outcomes":
-      return context.sandboxPayoutCursor === undefined
-        ? applySandboxPayoutOutcomes(uow, core, autoOutcomeRules(config), asOf, {
-            ...defaultSandboxPayoutLimits,
-            pagesMax: Number.MAX_SAFE_INTEGER,
-          })
-        : applySandboxPayoutOutcomes(
-            uow,
-            core,
-            autoOutcomeRules(config),
-            asOf,
-            defaultSandboxPayoutLimits,
-            context.sandboxPayoutCursor,
-          );
+    case "sandbox-payout-outcomes": {
+      const cursor = context.sandboxPayoutCursor;
+      // Without the scheduler's cursor (the operator's run), every payout in flight is read.
+      const limits =
+        cursor === undefined
+          ? { ...defaultSandboxPayoutLimits, pagesMax: Number.MAX_SAFE_INTEGER }
+          : defaultSandboxPayoutLimits;
+      return applySandboxPayoutOutcomes(uow, core, autoOutcomeRules(config), asOf, limits, cursor);
+    }
     default:
       return null;
   }
